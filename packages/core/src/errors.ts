@@ -1,0 +1,160 @@
+import { redactSecrets } from "./redact.js";
+
+const BRAND = Symbol.for("@message-store/core/MessageStoreError");
+
+/** Stable machine-readable codes, one per error class. */
+export type MessageStoreErrorCode =
+  | "VALIDATION"
+  | "INTEGRITY"
+  | "NOT_FOUND"
+  | "CONNECTION"
+  | "CORRUPT_DATA"
+  | "STORE_CLOSED"
+  | "STORE_LOCKED"
+  | "CONFIGURATION"
+  | "STORAGE"
+  | "UNSUPPORTED";
+
+/** Options every error accepts. `adapter` becomes the `[message-store] [adapter]` prefix. */
+export interface MessageStoreErrorOptions {
+  adapter?: string;
+  cause?: unknown;
+}
+
+function prefix(adapter: string | undefined, message: string): string {
+  return adapter ? `[message-store] [${adapter}] ${message}` : `[message-store] ${message}`;
+}
+
+/**
+ * Base class of every error the library throws. `code` is stable across versions; match on it
+ * (or on the class) rather than on the message. Use {@link isMessageStoreError} instead of
+ * `instanceof` when two copies of core may be loaded.
+ */
+export class MessageStoreError extends Error {
+  readonly code: MessageStoreErrorCode;
+  /** The adapter that raised it (`"json"`, `"postgres"`, …), if any. */
+  readonly adapter: string | undefined;
+
+  constructor(
+    code: MessageStoreErrorCode,
+    message: string,
+    options: MessageStoreErrorOptions = {},
+  ) {
+    super(
+      prefix(options.adapter, message),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = new.target.name;
+    this.code = code;
+    this.adapter = options.adapter;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** A zod-style issue: where (`path`) and what (`message`). */
+export interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+  code?: string;
+}
+
+/** Input failed the model. Nothing was written and no I/O happened. */
+export class ValidationError extends MessageStoreError {
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = [], options?: MessageStoreErrorOptions) {
+    super("VALIDATION", message, options);
+    this.issues = issues;
+  }
+}
+
+/** A referential rule was broken (missing conversation or message, moved message, second trace). Nothing was written. */
+export class IntegrityError extends MessageStoreError {
+  constructor(message: string, options?: MessageStoreErrorOptions) {
+    super("INTEGRITY", message, options);
+  }
+}
+
+/** The record an operation needs does not exist (or is outside a scoped view). */
+export class NotFoundError extends MessageStoreError {
+  constructor(message: string, options?: MessageStoreErrorOptions) {
+    super("NOT_FOUND", message, options);
+  }
+}
+
+/**
+ * The backend is unreachable or the connection was lost mid-call. The message and the cause are
+ * scrubbed of passwords, so the error is safe to log.
+ */
+export class ConnectionError extends MessageStoreError {
+  constructor(message: string, options: MessageStoreErrorOptions = {}) {
+    super("CONNECTION", redactSecrets(message), { ...options, cause: scrubCause(options.cause) });
+  }
+}
+
+/** Stored data no longer parses or fails the model. `location` says where; the data is left untouched. */
+export class CorruptDataError extends MessageStoreError {
+  readonly location: string;
+  constructor(message: string, location: string, options?: MessageStoreErrorOptions) {
+    super("CORRUPT_DATA", message, options);
+    this.location = location;
+  }
+}
+
+/** The store was closed; every call after `close()` rejects with this. */
+export class StoreClosedError extends MessageStoreError {
+  constructor(options?: MessageStoreErrorOptions) {
+    super("STORE_CLOSED", "the store is closed", options);
+  }
+}
+
+/** Another live process holds the store (JSON file lock). */
+export class StoreLockedError extends MessageStoreError {
+  constructor(message: string, options?: MessageStoreErrorOptions) {
+    super("STORE_LOCKED", message, options);
+  }
+}
+
+/** The configuration is wrong (unknown storage, missing or mistyped key, adapter package not installed). */
+export class ConfigurationError extends MessageStoreError {
+  constructor(message: string, options: MessageStoreErrorOptions = {}) {
+    super("CONFIGURATION", redactSecrets(message), {
+      ...options,
+      cause: scrubCause(options.cause),
+    });
+  }
+}
+
+/** The storage medium failed (disk full, permission denied). The failed write is not visible. */
+export class StorageError extends MessageStoreError {
+  constructor(message: string, options?: MessageStoreErrorOptions) {
+    super("STORAGE", message, options);
+  }
+}
+
+/** The adapter does not offer this optional capability (see `store.capabilities`). */
+export class UnsupportedOperationError extends MessageStoreError {
+  constructor(message: string, options?: MessageStoreErrorOptions) {
+    super("UNSUPPORTED", message, options);
+  }
+}
+
+/** True for any error thrown by any copy of `@message-store/core` (brand check, not `instanceof`). */
+export function isMessageStoreError(error: unknown): error is MessageStoreError {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[BRAND] === true
+  );
+}
+
+/** Replaces a driver error by a plain copy whose message and stack carry no secrets. */
+function scrubCause(cause: unknown): unknown {
+  if (!(cause instanceof Error))
+    return cause === undefined ? undefined : redactSecrets(String(cause));
+  const copy = new Error(redactSecrets(cause.message));
+  copy.name = cause.name;
+  copy.stack = cause.stack === undefined ? undefined : redactSecrets(cause.stack);
+  const code = (cause as { code?: unknown }).code;
+  if (code !== undefined) Object.assign(copy, { code });
+  return copy;
+}

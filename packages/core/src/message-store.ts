@@ -1,0 +1,365 @@
+import { z } from "zod";
+import { compressMessages } from "./context/compress-messages.js";
+import {
+  NotFoundError,
+  StoreClosedError,
+  UnsupportedOperationError,
+  ValidationError,
+} from "./errors.js";
+import type { StoreConfig } from "./factory/config.js";
+import { initializeStore } from "./factory/initialize.js";
+import type { MessageStoreApi, StoreCapabilities } from "./message-store-api.js";
+import {
+  type Conversation,
+  type ConversationInput,
+  ConversationInputSchema,
+  type ConversationRecord,
+} from "./models/conversation.js";
+import { type Message, type MessageInput, MessageSchema } from "./models/message.js";
+import {
+  type AgentTraceOptions,
+  AgentTraceOptionsSchema,
+  type ContextOptions,
+  ContextOptionsSchema,
+  type DeletedCounts,
+  type Page,
+  type PageOptions,
+  PageOptionsSchema,
+  type SearchHit,
+  type SearchQuery,
+  type SearchQueryInput,
+  SearchQuerySchema,
+  type TurnTraceFilter,
+  type TurnTraceQueryInput,
+  TurnTraceQuerySchema,
+  type UsageBucket,
+  type UsageQuery,
+  type UsageQueryInput,
+  UsageQuerySchema,
+} from "./models/queries.js";
+import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "./models/turn-trace.js";
+import { type ConversationKey, cursors, type MessageKey, type TraceKey } from "./paging/cursor.js";
+import { compareIds } from "./paging/ordering.js";
+import { type PageRequest, toPage } from "./paging/page-request.js";
+import { UserScopedStore } from "./scoped/user-scoped-store.js";
+import { parseId, parseInput } from "./validation.js";
+
+/** A message with the store-assigned receipt order that breaks timestamp ties. */
+export interface SequencedMessage {
+  message: Message;
+  sequence: number;
+}
+
+const MessageBatchSchema = z.array(MessageSchema).max(100_000);
+const ContextSizeSchema = z.number().int().min(0).max(1_000_000);
+const asyncDispose: typeof Symbol.asyncDispose =
+  Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
+
+/**
+ * The abstract message store. Application code gets one from {@link MessageStore.initialize} and
+ * programs against the {@link MessageStoreApi} methods, documented there.
+ *
+ * Adapter authors extend this class and implement the protected hooks only. The public methods
+ * (here, once for every adapter) validate input, reject after `close()`, wait for calls in flight
+ * before closing, and turn keyset rows into pages and cursors; hooks receive validated records
+ * and throw core's errors with their adapter name.
+ */
+export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
+  /** Creates, connects and initialises the store named by `config.storage`. See `StoreConfig`. */
+  static initialize(config: StoreConfig): Promise<MessageStore> {
+    return initializeStore(config);
+  }
+
+  /** Short adapter name, used as the error prefix: `[message-store] [name] …`. */
+  abstract readonly adapterName: string;
+  readonly capabilities: StoreCapabilities = { semanticSearch: false };
+
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async storeConversation(conversation: ConversationInput): Promise<Conversation> {
+    const record = this.#parse(ConversationInputSchema, conversation, "conversation");
+    return this.#run(() => this.putConversation(record));
+  }
+
+  async getConversation(id: string): Promise<Conversation | null> {
+    const key = this.#id(id, "conversation id");
+    return this.#run(() => this.readConversation(key));
+  }
+
+  async getConversationsByUserId(
+    userId: string,
+    options: PageOptions = {},
+  ): Promise<Page<Conversation>> {
+    const key = this.#id(userId, "user id");
+    const { limit, after } = this.#paging(options, cursors.conversation.decode);
+    const rows = await this.#run(() =>
+      this.listConversationsByUser(key, { after, take: take(limit) }),
+    );
+    return toPage(
+      rows,
+      limit,
+      (c) => c,
+      (c) => cursors.conversation.encode(c),
+    );
+  }
+
+  async deleteConversation(id: string): Promise<boolean> {
+    const key = this.#id(id, "conversation id");
+    return this.#run(() => this.removeConversation(key));
+  }
+
+  async storeMessage(message: MessageInput): Promise<Message> {
+    const record = this.#parse(MessageSchema, message, "message");
+    const [stored] = await this.#run(() => this.putMessages([record]));
+    return stored!;
+  }
+
+  async storeMessages(messages: MessageInput[]): Promise<Message[]> {
+    const records = this.#parse(MessageBatchSchema, messages, "messages");
+    const seen = new Set<string>();
+    for (const [i, m] of records.entries()) {
+      if (seen.has(m.id)) {
+        throw new ValidationError(
+          `invalid messages at ${i}.id: id ${JSON.stringify(m.id)} appears twice in the batch`,
+          [{ path: [i, "id"], message: "duplicate id in batch" }],
+          { adapter: this.adapterName },
+        );
+      }
+      seen.add(m.id);
+    }
+    if (records.length === 0) {
+      this.#assertOpen();
+      return [];
+    }
+    return this.#run(() => this.putMessages(records));
+  }
+
+  async getMessage(id: string): Promise<Message | null> {
+    const key = this.#id(id, "message id");
+    return this.#run(() => this.readMessage(key));
+  }
+
+  async flagMessage(id: string, flagged = true): Promise<Message> {
+    const key = this.#id(id, "message id");
+    const value = this.#parse(z.boolean(), flagged, "flagged");
+    const updated = await this.#run(() => this.setMessageFlag(key, value));
+    if (updated === null) throw this.notFound(`message ${JSON.stringify(key)} does not exist`);
+    return updated;
+  }
+
+  async getMessagesByConversationId(
+    conversationId: string,
+    options: PageOptions = {},
+  ): Promise<Page<Message>> {
+    const key = this.#id(conversationId, "conversation id");
+    const { limit, after } = this.#paging(options, cursors.message.decode);
+    const rows = await this.#run(() => this.listMessages(key, { after, take: take(limit) }));
+    return toPage(
+      rows,
+      limit,
+      (r) => r.message,
+      (r) => cursors.message.encode({ timestamp: r.message.timestamp, sequence: r.sequence }),
+    );
+  }
+
+  async getImmediateContext(
+    conversationId: string,
+    n: number,
+    options: ContextOptions = {},
+  ): Promise<Message[]> {
+    const key = this.#id(conversationId, "conversation id");
+    const count = this.#parse(ContextSizeSchema, n, "n");
+    const { compress } = this.#parse(ContextOptionsSchema, options, "context options");
+    if (count === 0) {
+      this.#assertOpen();
+      return [];
+    }
+    const messages = await this.#run(() => this.readImmediateContext(key, count));
+    return compress ? compressMessages(messages, compress) : messages;
+  }
+
+  async storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace> {
+    const record = this.#parse(TurnTraceSchema, trace, "turn trace");
+    return this.#run(() => this.putTurnTrace(record));
+  }
+
+  async getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+    const key = this.#id(messageId, "message id");
+    return this.#run(() => this.readTurnTraceByMessageId(key));
+  }
+
+  async getTurnTracesByAgentId(
+    agentId: string,
+    options: AgentTraceOptions = {},
+  ): Promise<Page<TurnTrace>> {
+    const key = this.#id(agentId, "agent id");
+    const parsed = this.#parse(AgentTraceOptionsSchema, options, "trace options");
+    return this.queryTurnTraces({ ...parsed, agentId: key });
+  }
+
+  async queryTurnTraces(query: TurnTraceQueryInput = {}): Promise<Page<TurnTrace>> {
+    const {
+      limit: rawLimit,
+      cursor,
+      ...filter
+    } = this.#parse(TurnTraceQuerySchema, query, "trace query");
+    const { limit, after } = this.#paging({ limit: rawLimit, cursor }, cursors.trace.decode);
+    const rows = await this.#run(() => this.listTurnTraces(filter, { after, take: take(limit) }));
+    return toPage(
+      rows,
+      limit,
+      (t) => t,
+      (t) => cursors.trace.encode(t),
+    );
+  }
+
+  async summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]> {
+    const parsed = this.#parse(UsageQuerySchema, query, "usage query");
+    return this.#run(() => this.aggregateUsage(parsed));
+  }
+
+  async deleteUserData(userId: string): Promise<DeletedCounts> {
+    const key = this.#id(userId, "user id");
+    return this.#run(() => this.removeUserData(key));
+  }
+
+  async searchMessages(query: SearchQueryInput): Promise<SearchHit[]> {
+    const parsed = this.#parse(SearchQuerySchema, query, "search query");
+    if (!this.capabilities.semanticSearch) {
+      throw new UnsupportedOperationError("this adapter does not support semantic search", {
+        adapter: this.adapterName,
+      });
+    }
+    const hits = await this.#run(() => this.searchByEmbedding(parsed));
+    return hits
+      .map((h) => ({ message: h.message, score: Math.round(h.score * 1e9) / 1e9 }))
+      .sort((a, b) => b.score - a.score || compareIds(a.message.id, b.message.id))
+      .slice(0, parsed.limit);
+  }
+
+  /**
+   * A view confined to one user's conversations: another user's conversation reads as not found
+   * (`null`, empty pages) and writing into it throws `NotFoundError`. The view shares this store's
+   * connection and lifetime; close the store, not the view. Costs one extra read per call to check
+   * ownership.
+   */
+  forUser(userId: string): MessageStoreApi {
+    return new UserScopedStore(this, this.#id(userId, "user id"));
+  }
+
+  /**
+   * Waits for calls in flight, then releases everything the store owns (a caller-owned pool or
+   * client is left open). Idempotent: a second call resolves when the first finishes. Every other
+   * method rejects with `StoreClosedError` afterwards.
+   */
+  close(): Promise<void> {
+    if (!this.#closing) {
+      this.#closed = true;
+      this.#closing = Promise.allSettled([...this.#inFlight]).then(() => this.closeStore());
+    }
+    return this.#closing;
+  }
+
+  [asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---- hooks: what an adapter implements. Inputs are validated; ids are plain strings. ----
+
+  /** Upsert; resolve to the stored conversation with `lastActivityAt`. */
+  protected abstract putConversation(conversation: ConversationRecord): Promise<Conversation>;
+  protected abstract readConversation(id: string): Promise<Conversation | null>;
+  /** Rows after `page.after` in `(lastActivityAt desc, id asc)` order, at most `page.take`. */
+  protected abstract listConversationsByUser(
+    userId: string,
+    page: PageRequest<ConversationKey>,
+  ): Promise<Conversation[]>;
+  /** Cascade delete; `false` when absent. */
+  protected abstract removeConversation(id: string): Promise<boolean>;
+  /** Atomic batch upsert with the integrity rules; resolve in input order. Ids are unique. */
+  protected abstract putMessages(messages: Message[]): Promise<Message[]>;
+  protected abstract readMessage(id: string): Promise<Message | null>;
+  /** Resolve to the updated message, or `null` when there is none (core throws `NotFoundError`). */
+  protected abstract setMessageFlag(id: string, flagged: boolean): Promise<Message | null>;
+  /** Rows after `page.after` in `(timestamp, sequence)` order, at most `page.take`. */
+  protected abstract listMessages(
+    conversationId: string,
+    page: PageRequest<MessageKey>,
+  ): Promise<SequencedMessage[]>;
+  /** The newest `n` (≥ 1) non-flagged messages, returned oldest first. */
+  protected abstract readImmediateContext(conversationId: string, n: number): Promise<Message[]>;
+  protected abstract putTurnTrace(trace: TurnTrace): Promise<TurnTrace>;
+  protected abstract readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null>;
+  /** Matching rows after `page.after` in `(timestamp desc, id desc)` order, at most `page.take`. */
+  protected abstract listTurnTraces(
+    filter: TurnTraceFilter,
+    page: PageRequest<TraceKey>,
+  ): Promise<TurnTrace[]>;
+  /** Use `summarizeTraces` or `finalizeUsage` from core so numbers match other adapters. */
+  protected abstract aggregateUsage(query: UsageQuery): Promise<UsageBucket[]>;
+  protected abstract removeUserData(userId: string): Promise<DeletedCounts>;
+  /** Only called when `capabilities.semanticSearch`; return at least the top `query.limit` hits. */
+  protected searchByEmbedding(_query: SearchQuery): Promise<SearchHit[]> {
+    return Promise.reject(
+      new UnsupportedOperationError("semantic search is not implemented", {
+        adapter: this.adapterName,
+      }),
+    );
+  }
+  /** Release resources. Called once, after calls in flight settled. */
+  protected abstract closeStore(): Promise<void>;
+
+  /** A `NotFoundError` with this adapter's prefix. */
+  protected notFound(message: string): NotFoundError {
+    return new NotFoundError(message, { adapter: this.adapterName });
+  }
+
+  // ---- plumbing ----
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError({ adapter: this.adapterName });
+  }
+
+  async #run<T>(operation: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    const pending = operation();
+    this.#inFlight.add(pending);
+    try {
+      return await pending;
+    } finally {
+      this.#inFlight.delete(pending);
+    }
+  }
+
+  #parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+    this.#assertOpen();
+    return parseInput(schema, value, what, this.adapterName);
+  }
+
+  #id(value: unknown, what: string): string {
+    this.#assertOpen();
+    return parseId(value, what, this.adapterName);
+  }
+
+  #paging<K>(
+    options: PageOptions,
+    decode: (cursor: string) => K,
+  ): { limit: number | null; after: K | null } {
+    const parsed = this.#parse(PageOptionsSchema, options, "page options");
+    return {
+      limit: parsed.limit ?? null,
+      after: parsed.cursor ? decode(parsed.cursor) : null,
+    };
+  }
+}
+
+function take(limit: number | null): number | null {
+  return limit === null ? null : limit + 1;
+}

@@ -1,0 +1,72 @@
+import { ValidationError } from "../errors.js";
+
+/** Position after the last message of a page: `(timestamp, sequence)` ascending. */
+export interface MessageKey {
+  timestamp: number;
+  sequence: number;
+}
+/** Position after the last conversation of a page: `lastActivityAt` descending, `id` ascending. */
+export interface ConversationKey {
+  lastActivityAt: number;
+  id: string;
+}
+/** Position after the last trace of a page: `timestamp` descending, `id` descending. */
+export interface TraceKey {
+  timestamp: number;
+  id: string;
+}
+
+type CursorKind = "m" | "c" | "t";
+
+function encode(kind: CursorKind, values: (string | number)[]): string {
+  return Buffer.from(JSON.stringify([kind, ...values]), "utf8").toString("base64url");
+}
+
+function decode(kind: CursorKind, cursor: string, types: ("string" | "number")[]): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    parsed = null;
+  }
+  const ok =
+    Array.isArray(parsed) &&
+    parsed.length === types.length + 1 &&
+    parsed[0] === kind &&
+    types.every((t, i) => {
+      const v = parsed[i + 1];
+      return t === "number" ? Number.isSafeInteger(v) : typeof v === "string";
+    });
+  if (!ok) {
+    throw new ValidationError(
+      "invalid cursor: pass back a nextCursor returned by the same method",
+      [{ path: ["cursor"], message: "invalid cursor" }],
+    );
+  }
+  return (parsed as unknown[]).slice(1);
+}
+
+/** Opaque cursor codecs. Decoding a foreign or damaged cursor throws {@link ValidationError}. */
+export const cursors = {
+  message: {
+    encode: (k: MessageKey): string => encode("m", [k.timestamp, k.sequence]),
+    decode: (c: string): MessageKey => {
+      const [timestamp, sequence] = decode("m", c, ["number", "number"]) as [number, number];
+      return { timestamp, sequence };
+    },
+  },
+  conversation: {
+    encode: (k: ConversationKey): string => encode("c", [k.lastActivityAt, k.id]),
+    decode: (c: string): ConversationKey => {
+      const [lastActivityAt, id] = decode("c", c, ["number", "string"]) as [number, string];
+      return { lastActivityAt, id };
+    },
+  },
+  trace: {
+    encode: (k: TraceKey): string => encode("t", [k.timestamp, k.id]),
+    decode: (c: string): TraceKey => {
+      const [timestamp, id] = decode("t", c, ["number", "string"]) as [number, string];
+      return { timestamp, id };
+    },
+  },
+};

@@ -1,0 +1,17 @@
+import { defineConfig } from "tsup";
+
+/**
+ * The one build config every package uses (`tsup --config ../../tsup.config.ts`).
+ * ESM only, with declarations; dependencies stay external.
+ */
+export default defineConfig({
+  entry: ["src/index.ts"],
+  format: ["esm"],
+  target: "node20",
+  platform: "node",
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  splitting: false,
+  treeshake: true,
+});
