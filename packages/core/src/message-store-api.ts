@@ -4,6 +4,7 @@ import type {
   AgentTraceOptions,
   ContextOptions,
   DeletedCounts,
+  ListConversationsOptions,
   Page,
   PageOptions,
   SearchHit,
@@ -50,6 +51,12 @@ export interface MessageStoreApi {
    * An unknown user gives an empty page (no error).
    */
   getConversationsByUserId(userId: string, options?: PageOptions): Promise<Page<Conversation>>;
+
+  /**
+   * Every conversation (or one user's, with `userId`) ordered by `id` ascending in code-point
+   * order: the stable walk that exports, migrations and erasure audits need.
+   */
+  listConversations(options?: ListConversationsOptions): Promise<Page<Conversation>>;
 
   /**
    * Deletes the conversation, its messages and their traces, atomically as seen through the API.

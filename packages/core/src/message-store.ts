@@ -22,6 +22,8 @@ import {
   type ContextOptions,
   ContextOptionsSchema,
   type DeletedCounts,
+  type ListConversationsOptions,
+  ListConversationsOptionsSchema,
   type Page,
   type PageOptions,
   PageOptionsSchema,
@@ -107,6 +109,24 @@ export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
       limit,
       (c) => c,
       (c) => cursors.conversation.encode(c),
+    );
+  }
+
+  async listConversations(options: ListConversationsOptions = {}): Promise<Page<Conversation>> {
+    const { userId, ...page } = this.#parse(
+      ListConversationsOptionsSchema,
+      options,
+      "list options",
+    );
+    const { limit, after } = this.#paging(page, cursors.conversationId.decode);
+    const rows = await this.#run(() =>
+      this.listAllConversations(userId ?? null, { after, take: take(limit) }),
+    );
+    return toPage(
+      rows,
+      limit,
+      (c) => c,
+      (c) => cursors.conversationId.encode(c.id),
     );
   }
 
@@ -280,6 +300,11 @@ export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
   protected abstract listConversationsByUser(
     userId: string,
     page: PageRequest<ConversationKey>,
+  ): Promise<Conversation[]>;
+  /** Conversations (of `userId` when not null) with id after `page.after`, by id ascending (code-point order), at most `page.take`. */
+  protected abstract listAllConversations(
+    userId: string | null,
+    page: PageRequest<string>,
   ): Promise<Conversation[]>;
   /** Cascade delete; `false` when absent. */
   protected abstract removeConversation(id: string): Promise<boolean>;

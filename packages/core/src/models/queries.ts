@@ -18,6 +18,12 @@ export const PageOptionsSchema = z.strictObject({
 });
 export type PageOptions = z.input<typeof PageOptionsSchema>;
 
+/** Options of `listConversations`: every conversation, or one user's, by id ascending. */
+export const ListConversationsOptionsSchema = PageOptionsSchema.extend({
+  userId: IdSchema.optional(),
+});
+export type ListConversationsOptions = z.input<typeof ListConversationsOptionsSchema>;
+
 /** Options of `getTurnTracesByAgentId`: `since` inclusive, `until` exclusive. */
 export const AgentTraceOptionsSchema = PageOptionsSchema.extend({
   since: TimestampSchema.optional(),

@@ -16,7 +16,7 @@ export interface TraceKey {
   id: string;
 }
 
-type CursorKind = "m" | "c" | "t";
+type CursorKind = "m" | "c" | "i" | "t";
 
 function encode(kind: CursorKind, values: (string | number)[]): string {
   return Buffer.from(JSON.stringify([kind, ...values]), "utf8").toString("base64url");
@@ -61,6 +61,11 @@ export const cursors = {
       const [lastActivityAt, id] = decode("c", c, ["number", "string"]) as [number, string];
       return { lastActivityAt, id };
     },
+  },
+  /** Conversations listed by id (`listConversations`). */
+  conversationId: {
+    encode: (id: string): string => encode("i", [id]),
+    decode: (c: string): string => (decode("i", c, ["string"]) as [string])[0],
   },
   trace: {
     encode: (k: TraceKey): string => encode("t", [k.timestamp, k.id]),

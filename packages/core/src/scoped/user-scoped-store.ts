@@ -8,6 +8,7 @@ import type {
   AgentTraceOptions,
   ContextOptions,
   DeletedCounts,
+  ListConversationsOptions,
   Page,
   PageOptions,
   SearchHit,
@@ -77,6 +78,12 @@ export class UserScopedStore implements MessageStoreApi {
   ): Promise<Page<Conversation>> {
     if (parseId(userId, "user id") !== this.userId) return EMPTY;
     return this.store.getConversationsByUserId(userId, options);
+  }
+
+  listConversations(options: ListConversationsOptions = {}): Promise<Page<Conversation>> {
+    if (options?.userId !== undefined && options.userId !== this.userId)
+      return Promise.resolve(EMPTY);
+    return this.store.listConversations({ ...options, userId: this.userId });
   }
 
   async deleteConversation(id: string): Promise<boolean> {

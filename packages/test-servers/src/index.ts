@@ -1,0 +1,19 @@
+/**
+ * Real database servers for this repo's tests: embedded PostgreSQL 18 and the jongodb
+ * MongoDB wire server. Private workspace package; no mocks.
+ * @packageDocumentation
+ */
+export {
+  type EmbeddedPostgresOptions,
+  type PostgresServer,
+  startEmbeddedPostgres,
+} from "./embedded-postgres.js";
+export {
+  MONGODB_URL_ENV,
+  mongoForTests,
+  POSTGRES_URL_ENV,
+  postgresForTests,
+} from "./for-tests.js";
+export { findFreePort } from "./free-port.js";
+export { jongodbBinaryPath, type MongoServer, startJongodb } from "./jongodb.js";
+export { createTestDatabase, dropTestDatabase } from "./test-databases.js";
