@@ -61,5 +61,26 @@ export {
 } from "./paging/ordering.js";
 export { type PageRequest, sliceAfter, toPage } from "./paging/page-request.js";
 export { redactSecrets } from "./redact.js";
+export {
+  pairToolCalls,
+  type ReplayOptions,
+  type ReplayStep,
+  type ReplayToolCall,
+  type ReplayToolResult,
+  UNAVAILABLE_TOOL_RESULT,
+} from "./replay/pair-tool-calls.js";
+export {
+  type AiSdkModelMessage,
+  type AiSdkTextPart,
+  type AiSdkToolCallPart,
+  type AiSdkToolResultOutput,
+  type AiSdkToolResultPart,
+  toModelMessages,
+} from "./replay/to-model-messages.js";
+export {
+  type OpenAIChatMessage,
+  type OpenAIChatToolCall,
+  toOpenAIChatMessages,
+} from "./replay/to-openai-chat-messages.js";
 export { UserScopedStore } from "./scoped/user-scoped-store.js";
 export { parseId, parseInput } from "./validation.js";

@@ -378,10 +378,18 @@ export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
     decode: (cursor: string) => K,
   ): { limit: number | null; after: K | null } {
     const parsed = this.#parse(PageOptionsSchema, options, "page options");
-    return {
-      limit: parsed.limit ?? null,
-      after: parsed.cursor ? decode(parsed.cursor) : null,
-    };
+    let after: K | null = null;
+    if (parsed.cursor) {
+      try {
+        after = decode(parsed.cursor);
+      } catch (error) {
+        const e = error as ValidationError;
+        throw new ValidationError(e.message.replace(/^\[message-store\] /, ""), e.issues, {
+          adapter: this.adapterName,
+        });
+      }
+    }
+    return { limit: parsed.limit ?? null, after };
   }
 }
 

@@ -69,7 +69,6 @@ export function pairToolCalls(
     else toolMessagesById.set(m.toolCallId, [i]);
   });
 
-  const answeredBy = new Set<number>();
   const usedCallIds = new Set<string>();
   const steps: ReplayStep[] = options.systemPrompt
     ? [{ role: "system", text: options.systemPrompt }]
@@ -91,7 +90,6 @@ export function pairToolCalls(
           const answer = toolMessagesById.get(call.toolCallId)?.find((p) => p > i);
           let result: ReplayToolResult;
           if (answer !== undefined) {
-            answeredBy.add(answer);
             result = { source: "message", content: kept[answer]!.originalContent };
           } else if (call.result !== null) {
             result = { source: "stored", value: call.result };
