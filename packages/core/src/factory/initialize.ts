@@ -7,6 +7,7 @@ import {
   PostgresConfigSchema,
   type StoreConfig,
 } from "./config.js";
+import { loadAdapter } from "./load-adapter.js";
 
 /** Opens a store from a config. Must resolve to a ready (connected, initialised) store. */
 export type StorageFactory = (config: any) => Promise<MessageStore>;
@@ -43,25 +44,6 @@ function describe(issues: z.core.$ZodIssue[]): string {
     .join("; ");
 }
 
-/** Loads an adapter package by name; a variable specifier keeps bundlers from inlining it. */
-async function load(packageName: string): Promise<{ createMessageStore: StorageFactory }> {
-  try {
-    return (await import(/* @vite-ignore */ packageName)) as { createMessageStore: StorageFactory };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (
-      (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
-      String((error as Error).message).includes(packageName)
-    ) {
-      throw new ConfigurationError(
-        `storage needs the package ${packageName}: run \`npm install ${packageName}\``,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-}
-
 /** @internal The implementation behind `MessageStore.initialize`. */
 export async function initializeStore(config: StoreConfig): Promise<MessageStore> {
   if (typeof config !== "object" || config === null || typeof config.storage !== "string") {
@@ -82,7 +64,7 @@ export async function initializeStore(config: StoreConfig): Promise<MessageStore
       `invalid ${config.storage} config: ${describe(parsed.error.issues)}`,
     );
   }
-  const adapter = await load(builtIn.packageName);
+  const adapter = await loadAdapter(builtIn.packageName);
   try {
     return await adapter.createMessageStore(parsed.data);
   } catch (error) {
