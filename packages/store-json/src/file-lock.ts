@@ -1,0 +1,190 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { link, open, readFile, rename, unlink } from "node:fs/promises";
+import { hostname } from "node:os";
+import { StoreLockedError } from "@message-store/core";
+import { errorCode, storageError } from "./fs-util.js";
+import { processWide } from "./process-wide.js";
+import { ADAPTER } from "./record-schemas.js";
+
+/** What a lock file holds. */
+interface LockOwner {
+  pid: number;
+  hostname: string;
+  /** Random per acquisition: tells our lock from a stale one with a recycled pid. */
+  token: string;
+  /** Linux process start time (clock ticks since boot), to detect a recycled pid. */
+  processStart: string | null;
+  acquiredAt: string;
+}
+
+/** Tokens of the locks this process holds (shared by every copy of this package). */
+const heldTokens = processWide("held-lock-tokens", () => new Set<string>());
+
+/** Field 22 of /proc/<pid>/stat, and whether the process is a zombie; null off Linux. */
+function procStat(pid: number): { start: string; zombie: boolean } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { start: fields[19] ?? "", zombie: fields[0] === "Z" };
+  } catch {
+    return null;
+  }
+}
+
+/** True unless the owner is certainly gone. A lock from another host is assumed live. */
+function isAlive(owner: LockOwner): boolean {
+  if (owner.hostname !== hostname()) return true;
+  // Our own pid but not a lock we hold: left by an earlier process that had the same pid
+  // (common in containers, where the app is often pid 1).
+  if (owner.pid === process.pid) return heldTokens.has(owner.token);
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if (errorCode(error) === "ESRCH") return false;
+  }
+  const stat = procStat(owner.pid);
+  if (stat?.zombie) return false;
+  return !(stat && owner.processStart !== null && stat.start !== owner.processStart);
+}
+
+function parseOwner(text: string): LockOwner | null {
+  try {
+    const o = JSON.parse(text) as LockOwner;
+    return Number.isSafeInteger(o.pid) &&
+      typeof o.token === "string" &&
+      typeof o.hostname === "string"
+      ? o
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw storageError("read the lock file", path, error);
+  }
+}
+
+/**
+ * An exclusive lock on a store file, held through `<path>.lock`. The lock file is written in full
+ * to a private temporary file and then hard-linked into place, which fails if the lock exists
+ * (so a reader never sees a half-written lock). A lock whose owner process is gone is taken over:
+ * it is renamed away first and checked to still be the stale one, so two processes taking over
+ * the same stale lock cannot both win.
+ */
+export class FileLock {
+  private constructor(
+    readonly path: string,
+    private readonly token: string,
+  ) {}
+
+  /** Acquires the lock or throws `StoreLockedError` naming the owner. */
+  static async acquire(path: string, storePath: string): Promise<FileLock> {
+    const token = randomUUID();
+    const owner: LockOwner = {
+      pid: process.pid,
+      hostname: hostname(),
+      token,
+      processStart: procStat(process.pid)?.start ?? null,
+      acquiredAt: new Date().toISOString(),
+    };
+    const tmp = `${path}.${token}`;
+    try {
+      const handle = await open(tmp, "wx");
+      try {
+        await handle.writeFile(`${JSON.stringify(owner)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw storageError("create the lock file", tmp, error);
+    }
+    try {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          await publish(tmp, path);
+          heldTokens.add(token);
+          return new FileLock(path, token);
+        } catch (error) {
+          if (errorCode(error) !== "EEXIST")
+            throw storageError("create the lock file", path, error);
+        }
+        const text = await readText(path);
+        if (text === null) continue; // released meanwhile: try again
+        const current = parseOwner(text);
+        if (current === null) {
+          throw locked(
+            storePath,
+            `its lock file ${path} is unreadable; delete it if no process uses the store`,
+          );
+        }
+        if (isAlive(current)) {
+          const where = current.hostname === hostname() ? "" : ` on host ${current.hostname}`;
+          throw locked(
+            storePath,
+            `it is open in process ${current.pid}${where} (lock file ${path})`,
+          );
+        }
+        await takeOver(path, text, token);
+      }
+      throw locked(storePath, `another process keeps taking the lock ${path}`);
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  /** Removes the lock file if it is still ours. */
+  async release(): Promise<void> {
+    heldTokens.delete(this.token);
+    const text = await readText(this.path).catch(() => null);
+    if (text !== null && parseOwner(text)?.token === this.token) {
+      await unlink(this.path).catch(() => undefined);
+    }
+  }
+}
+
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/** Creates `path` with the content of `tmp`, failing with EEXIST if it exists. */
+async function publish(tmp: string, path: string): Promise<void> {
+  try {
+    await link(tmp, path);
+  } catch (error) {
+    if (!NO_HARD_LINKS.has(errorCode(error) ?? "")) throw error;
+    // A file system without hard links: exclusive create (a reader may briefly see it empty).
+    const handle = await open(path, "wx");
+    try {
+      await handle.writeFile(await readFile(tmp));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function locked(storePath: string, why: string): StoreLockedError {
+  return new StoreLockedError(`cannot open ${storePath}: ${why}`, { adapter: ADAPTER });
+}
+
+/** Moves a stale lock out of the way; if what was moved is not that stale lock, puts it back. */
+async function takeOver(path: string, staleText: string, token: string): Promise<void> {
+  const aside = `${path}.stale-${token}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return; // someone else moved it
+    throw storageError("take over the stale lock file", path, error);
+  }
+  const moved = await readText(aside);
+  if (moved !== staleText) {
+    // We moved a lock another process had just taken: restore it for its owner.
+    await link(aside, path).catch(() => undefined);
+  }
+  await unlink(aside).catch(() => undefined);
+}

@@ -1,0 +1,193 @@
+import { mkdir, realpath, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { IntegrityError, StoreLockedError } from "@message-store/core";
+import { FileLock } from "./file-lock.js";
+import { storageError, syncDirectory } from "./fs-util.js";
+import { Journal, type JournalContents, readJournal } from "./journal.js";
+import { MemoryState } from "./memory-state.js";
+import {
+  applyOperation,
+  checkOperation,
+  decodeOperation,
+  encodeOperation,
+  type Operation,
+} from "./operations.js";
+import { processWide } from "./process-wide.js";
+import { ADAPTER, corruptData } from "./record-schemas.js";
+import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
+
+/** Paths open in this process (shared by every copy of this package). */
+const openPaths = processWide("open-paths", () => new Set<string>());
+
+/** The file layout of one store. */
+export interface StoreFiles {
+  main: string;
+  journal: string;
+  lock: string;
+  temp: string;
+}
+
+/** Absolute, symlink-free path of the main file (its directory is created if missing). */
+async function resolveFiles(path: string): Promise<StoreFiles> {
+  const absolute = resolve(path);
+  try {
+    await mkdir(dirname(absolute), { recursive: true });
+    const main = join(await realpath(dirname(absolute)), basename(absolute));
+    return { main, journal: `${main}.journal`, lock: `${main}.lock`, temp: `${main}.tmp` };
+  } catch (error) {
+    throw storageError("create the directory of", absolute, error);
+  }
+}
+
+/**
+ * Replays the journal over the main file's state. Lines of an older generation were already
+ * folded into the main file by a compaction that crashed before emptying the journal: they are
+ * skipped (and counted). A line that does not apply is corruption, reported with its line.
+ */
+function replay(
+  state: MemoryState,
+  contents: JournalContents | null,
+  generation: number,
+  path: string,
+): number {
+  let obsolete = 0;
+  for (const line of contents?.lines ?? []) {
+    const location = `${path}:${line.lineNumber}`;
+    const { gen, op } = decodeOperation(line.value, location);
+    if (gen < generation) {
+      obsolete++;
+      continue;
+    }
+    if (gen > generation) {
+      throw corruptData(
+        `journal line ${line.lineNumber} belongs to generation ${gen} but the main file is at generation ${generation} (was the main file replaced by an older copy?)`,
+        location,
+      );
+    }
+    try {
+      checkOperation(state, op);
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      throw corruptData(
+        `journal line ${line.lineNumber} does not apply to the main file: ${error.message}`,
+        location,
+      );
+    }
+    applyOperation(state, op);
+  }
+  return obsolete;
+}
+
+/**
+ * Durability for a file-backed store: the lock, the journal and compaction.
+ *
+ * Every write is appended to the journal and fdatasync'ed before it is applied in memory.
+ * Compaction writes the whole state to `<path>.tmp`, fsyncs it, renames it over the main file,
+ * fsyncs the directory and only then empties the journal. The main file carries a `generation`
+ * and every journal line the generation it applies to; a compaction writes generation + 1. So
+ * after a crash at any point, the journal lines already folded into the main file are
+ * recognised by their older generation and skipped, never applied twice.
+ */
+export class FilePersistence {
+  #generation: number;
+  #compactAt: number;
+
+  private constructor(
+    readonly files: StoreFiles,
+    private readonly state: MemoryState,
+    private readonly lock: FileLock,
+    private readonly journal: Journal,
+    generation: number,
+    private readonly threshold: number,
+  ) {
+    this.#generation = generation;
+    this.#compactAt = threshold;
+  }
+
+  /** Locks, loads and replays; finishes an interrupted compaction. */
+  static async open(path: string, threshold: number): Promise<FilePersistence> {
+    const files = await resolveFiles(path);
+    if (openPaths.has(files.main)) {
+      throw new StoreLockedError(`cannot open ${files.main}: it is already open in this process`, {
+        adapter: ADAPTER,
+      });
+    }
+    openPaths.add(files.main);
+    let lock: FileLock | null = null;
+    let journal: Journal | null = null;
+    try {
+      lock = await FileLock.acquire(files.lock, files.main);
+      const snapshot = await readSnapshot(files.main);
+      const state = snapshot?.state ?? new MemoryState();
+      const generation = snapshot?.generation ?? 0;
+      const contents = await readJournal(files.journal);
+      const obsolete = replay(state, contents, generation, files.journal);
+      // Everything read is valid; from here on writing is safe.
+      journal = await Journal.open(files.journal, contents, await fileMode(files.main));
+      const persistence = new FilePersistence(files, state, lock, journal, generation, threshold);
+      if (snapshot === null || obsolete > 0) await persistence.compact();
+      await unlink(files.temp).catch(() => undefined);
+      return persistence;
+    } catch (error) {
+      await journal?.close().catch(() => undefined);
+      await lock?.release().catch(() => undefined);
+      openPaths.delete(files.main);
+      throw error;
+    }
+  }
+
+  get memoryState(): MemoryState {
+    return this.state;
+  }
+
+  /** Makes `op` durable. Call after it was checked and before it is applied. */
+  async commit(op: Operation): Promise<void> {
+    if (this.journal.broken) await this.compact();
+    await this.journal.append(encodeOperation(op, this.#generation));
+  }
+
+  /** Compacts once the journal passed the threshold. A failure here loses nothing: retried later. */
+  async afterCommit(): Promise<void> {
+    if (this.journal.size < this.#compactAt) return;
+    try {
+      await this.compact();
+    } catch {
+      this.#compactAt = this.journal.size + this.threshold;
+    }
+  }
+
+  /** Folds the journal into the main file (see the class comment for the crash-safety argument). */
+  async compact(): Promise<void> {
+    const next = this.#generation + 1;
+    const tmp = await writeSnapshotTemp(this.files.main, this.state, next);
+    try {
+      await rename(tmp, this.files.main);
+    } catch (error) {
+      await unlink(tmp).catch(() => undefined);
+      throw storageError("replace the main file", this.files.main, error);
+    }
+    // The new main file is in place: from now on journal lines belong to the next generation.
+    this.#generation = next;
+    try {
+      await syncDirectory(dirname(this.files.main));
+    } catch (error) {
+      throw storageError("sync the directory of", this.files.main, error);
+    }
+    await this.journal.reset();
+    this.#compactAt = this.threshold;
+  }
+
+  /** Compacts if anything is journaled, removes the journal, releases the lock. */
+  async close(): Promise<void> {
+    try {
+      if (this.journal.size > 0 || this.journal.broken) await this.compact();
+      await this.journal.close();
+      // Empty now; removing it only tidies the directory.
+      await unlink(this.files.journal).catch(() => undefined);
+    } finally {
+      await this.journal.close().catch(() => undefined);
+      await this.lock.release().catch(() => undefined);
+      openPaths.delete(this.files.main);
+    }
+  }
+}

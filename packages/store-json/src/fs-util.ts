@@ -1,0 +1,51 @@
+import { type FileHandle, open } from "node:fs/promises";
+import { StorageError } from "@message-store/core";
+import { ADAPTER } from "./record-schemas.js";
+
+const HINTS: Record<string, string> = {
+  ENOSPC: "disk full",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "file too large",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  EIO: "I/O error",
+};
+
+/** The error code of a Node fs error (`ENOENT`, …), if any. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** A `StorageError` for a failed fs call: what we tried, on which path, and why. */
+export function storageError(action: string, path: string, cause: unknown): StorageError {
+  const code = errorCode(cause);
+  const why = code
+    ? `${code}${HINTS[code] ? ` (${HINTS[code]})` : ""}`
+    : String((cause as Error)?.message ?? cause);
+  return new StorageError(`could not ${action} ${path}: ${why}`, { adapter: ADAPTER, cause });
+}
+
+/** Writes the whole buffer at the current position (a single write may be short). */
+export async function writeFully(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * fsyncs a directory so that a rename, creation or removal in it survives a power loss.
+ * Windows cannot open directories; there the rename is as durable as the OS makes it.
+ */
+export async function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,168 @@
+import { isUtf8 } from "node:buffer";
+import { type FileHandle, open, readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { errorCode, storageError, syncDirectory, writeFully } from "./fs-util.js";
+import { describeSyntaxError } from "./json-text.js";
+import { corruptData } from "./record-schemas.js";
+
+/** One committed journal line, parsed as JSON (not yet checked against the models). */
+export interface JournalLine {
+  /** 1-based line number, for error messages. */
+  lineNumber: number;
+  /** Byte offset of the line's start. */
+  offset: number;
+  value: unknown;
+}
+
+/** What is in a journal file: its committed lines and how many bytes they span. */
+export interface JournalContents {
+  lines: JournalLine[];
+  /** Bytes of the committed lines; anything after them is a torn, unacknowledged append. */
+  committedBytes: number;
+  totalBytes: number;
+}
+
+/**
+ * Reads a journal. A line counts only once its newline is there: an append is acknowledged
+ * after it (and its newline) are on disk, so a last line without one, or a last line that does
+ * not parse, is a torn append from a crash and is ignored. A bad line before the last one is
+ * corruption: `CorruptDataError` naming the line. Resolves `null` when there is no journal.
+ */
+export async function readJournal(path: string): Promise<JournalContents | null> {
+  let buffer: Buffer;
+  try {
+    buffer = await readFile(path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw storageError("read the journal", path, error);
+  }
+  const lines: JournalLine[] = [];
+  let offset = 0;
+  for (let lineNumber = 1; offset < buffer.length; lineNumber++) {
+    const newline = buffer.indexOf(0x0a, offset);
+    if (newline === -1) break;
+    const isLast = newline === buffer.length - 1;
+    const bytes = buffer.subarray(offset, newline);
+    let value: unknown;
+    let problem: string | null = null;
+    if (!isUtf8(bytes)) {
+      problem = "the line is not valid UTF-8";
+    } else {
+      const text = bytes.toString("utf8");
+      try {
+        value = JSON.parse(text);
+      } catch {
+        const e = describeSyntaxError(text);
+        problem = `the line is not valid JSON at column ${e.column}: ${e.problem}`;
+      }
+    }
+    if (problem !== null) {
+      if (isLast) break;
+      throw corruptData(
+        `journal ${path} is corrupt at line ${lineNumber} (byte ${offset}): ${problem}`,
+        `${path}:${lineNumber}`,
+      );
+    }
+    lines.push({ lineNumber, offset, value });
+    offset = newline + 1;
+  }
+  return { lines, committedBytes: offset, totalBytes: buffer.length };
+}
+
+/**
+ * The append-only journal: one JSON line per committed operation, written and fdatasync'ed
+ * before the operation becomes visible. A failed append is cut off again, so the file never
+ * keeps a partial line that a later append would bury in the middle.
+ */
+export class Journal {
+  readonly path: string;
+  #handle: FileHandle;
+  #size: number;
+  #broken = false;
+  #closed = false;
+
+  private constructor(path: string, handle: FileHandle, size: number) {
+    this.path = path;
+    this.#handle = handle;
+    this.#size = size;
+  }
+
+  /**
+   * Opens the journal for appending, creating it if needed (with permission bits `mode`, those
+   * of the main file: it holds the same data), after cutting off a torn tail.
+   * Only call once the contents were read and validated: this writes.
+   */
+  static async open(
+    path: string,
+    contents: JournalContents | null,
+    mode: number | null,
+  ): Promise<Journal> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "a");
+    } catch (error) {
+      throw storageError("open the journal", path, error);
+    }
+    const journal = new Journal(path, handle, contents?.totalBytes ?? 0);
+    try {
+      if (contents === null) {
+        if (mode !== null) await handle.chmod(mode);
+        await syncDirectory(dirname(path));
+      } else if (contents.committedBytes < contents.totalBytes) {
+        await journal.#truncate(contents.committedBytes);
+      }
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw storageError("prepare the journal", path, error);
+    }
+    return journal;
+  }
+
+  /** Bytes of committed lines. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** True when a failed append could not be cut off: the next append must start afresh. */
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  /** Appends one line and waits until it is on disk. Rejects with `StorageError`. */
+  async append(line: string): Promise<void> {
+    const bytes = Buffer.from(`${line}\n`, "utf8");
+    try {
+      await writeFully(this.#handle, bytes);
+      await this.#handle.datasync();
+      this.#size += bytes.length;
+    } catch (error) {
+      await this.#truncate(this.#size).catch(() => {
+        this.#broken = true;
+      });
+      throw storageError("append to the journal", this.path, error);
+    }
+  }
+
+  /** Empties the journal (after compaction folded it into the main file). */
+  async reset(): Promise<void> {
+    try {
+      await this.#truncate(0);
+    } catch (error) {
+      throw storageError("empty the journal", this.path, error);
+    }
+  }
+
+  /** Closes the file; safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#handle.close();
+  }
+
+  async #truncate(size: number): Promise<void> {
+    await this.#handle.truncate(size);
+    await this.#handle.datasync();
+    this.#size = size;
+    this.#broken = false;
+  }
+}

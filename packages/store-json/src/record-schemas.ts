@@ -1,0 +1,59 @@
+import {
+  ConversationSchema,
+  CorruptDataError,
+  parseInput,
+  TimestampSchema,
+  ValidationError,
+} from "@message-store/core";
+
+/** Name used in every error this package raises: `[message-store] [json] …`. */
+export const ADAPTER = "json";
+
+/** A conversation record as a journal line holds it (the derived `lastActivityAt` is not stored). */
+export const ConversationRecordSchema = ConversationSchema.omit({ lastActivityAt: true });
+
+/**
+ * A conversation as the main file holds it. `lastMessageAt` may be omitted in a hand-written
+ * file; loading then derives it from the messages.
+ */
+export const StoredConversationSchema = ConversationRecordSchema.extend({
+  lastMessageAt: TimestampSchema.nullable().default(null),
+});
+
+/** A `CorruptDataError` for data at `location`, saying that nothing was written. */
+export function corruptData(message: string, location: string): CorruptDataError {
+  return new CorruptDataError(
+    `${message} (at ${location}); the file was left untouched`,
+    location,
+    { adapter: ADAPTER },
+  );
+}
+
+/** `what` plus the record's id when it has one, e.g. `messages[3] (id "m-1")`. */
+export function describeRecord(what: string, value: unknown): string {
+  const id = (value as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? `${what} (id ${JSON.stringify(id)})` : what;
+}
+
+/**
+ * Validates a record read from disk with core's model. A failure is a `CorruptDataError`
+ * naming the location and the first failing field.
+ */
+export function parseStored<S extends Parameters<typeof parseInput>[0]>(
+  schema: S,
+  value: unknown,
+  what: string,
+  location: string,
+): ReturnType<typeof parseInput<S>> {
+  try {
+    return parseInput(schema, value, what);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const issue = error.issues[0];
+    const field = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    throw corruptData(
+      `${describeRecord(what, value)} does not match the model${field}: ${issue?.message ?? "invalid"}`,
+      location,
+    );
+  }
+}

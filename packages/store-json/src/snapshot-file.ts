@@ -1,0 +1,232 @@
+import { isUtf8 } from "node:buffer";
+import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
+import { MessageSchema, TurnTraceSchema } from "@message-store/core";
+import { errorCode, storageError, writeFully } from "./fs-util.js";
+import { describeSyntaxError, stringifyMessage } from "./json-text.js";
+import { MemoryState, type MessageEntry, storedConversation } from "./memory-state.js";
+import {
+  corruptData,
+  describeRecord,
+  parseStored,
+  StoredConversationSchema,
+} from "./record-schemas.js";
+
+/*
+ * The main file: one pretty-printed JSON document,
+ *   { "format": "message-store", "version": 1, "generation": 3,
+ *     "conversations": [...], "messages": [...], "turnTraces": [...] }
+ * Message sequence is the position in `messages`. `generation` says which journal lines are
+ * already folded in (see FilePersistence).
+ */
+
+const FORMAT = "message-store";
+const VERSION = 1;
+const KEYS = new Set([
+  "format",
+  "version",
+  "generation",
+  "conversations",
+  "messages",
+  "turnTraces",
+]);
+
+/** The loaded main file. */
+export interface Snapshot {
+  state: MemoryState;
+  generation: number;
+}
+
+/** Reads and validates the main file; `null` when it does not exist. Never writes. */
+export async function readSnapshot(path: string): Promise<Snapshot | null> {
+  let buffer: Buffer;
+  try {
+    buffer = await readFile(path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw storageError("read the main file", path, error);
+  }
+  if (!isUtf8(buffer)) {
+    throw corruptData(`main file ${path} is not valid UTF-8 text`, path);
+  }
+  const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  const text = buffer.toString("utf8", bom);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    const e = describeSyntaxError(text);
+    throw corruptData(
+      `main file ${path} is not valid JSON at line ${e.line}, column ${e.column} (offset ${e.offset + bom}): ${e.problem}`,
+      `${path}:${e.line}:${e.column}`,
+    );
+  }
+  return loadDocument(doc, path);
+}
+
+function list(doc: Record<string, unknown>, key: string, path: string): unknown[] {
+  const value = doc[key] ?? [];
+  if (!Array.isArray(value)) throw corruptData(`"${key}" must be an array`, `${path} ${key}`);
+  return value;
+}
+
+/** Validates the document against the models and the integrity rules, and indexes it. */
+function loadDocument(doc: unknown, path: string): Snapshot {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+    throw corruptData(`main file ${path} is not a ${FORMAT} document (not a JSON object)`, path);
+  }
+  const d = doc as Record<string, unknown>;
+  if (d.format !== FORMAT) {
+    throw corruptData(
+      `main file ${path} is not a ${FORMAT} document ("format" is not "${FORMAT}")`,
+      path,
+    );
+  }
+  if (d.version !== VERSION) {
+    const newer = typeof d.version === "number" && d.version > VERSION;
+    throw corruptData(
+      newer
+        ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
+        : `main file ${path} has an unsupported "version" (expected ${VERSION})`,
+      path,
+    );
+  }
+  const generation = d.generation ?? 0;
+  if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
+    throw corruptData(`"generation" must be an integer >= 0`, `${path} generation`);
+  }
+  const unknown = Object.keys(d).find((k) => !KEYS.has(k));
+  if (unknown !== undefined)
+    throw corruptData(`unknown key ${JSON.stringify(unknown)}`, `${path} ${unknown}`);
+
+  const state = new MemoryState();
+  list(d, "conversations", path).forEach((raw, i) => {
+    const where = `conversations[${i}]`;
+    const at = `${path} ${where}`;
+    const c = parseStored(StoredConversationSchema, raw, where, at);
+    if (state.conversations.has(c.id))
+      throw corruptData(`${describeRecord(where, c)} repeats an id`, at);
+    state.setConversation(storedConversation(c, c.lastMessageAt), false);
+  });
+  list(d, "messages", path).forEach((raw, i) => {
+    const where = `messages[${i}]`;
+    const at = `${path} ${where}`;
+    const m = parseStored(MessageSchema, raw, where, at);
+    const c = state.conversations.get(m.conversationId);
+    if (state.messages.has(m.id))
+      throw corruptData(`${describeRecord(where, m)} repeats an id`, at);
+    if (!c) {
+      throw corruptData(
+        `${describeRecord(where, m)}: conversation ${JSON.stringify(m.conversationId)} does not exist`,
+        at,
+      );
+    }
+    state.addMessage(m, i, false);
+    // A hand-written file may omit lastMessageAt, or hold one that is too small.
+    if (c.lastMessageAt === null || m.timestamp > c.lastMessageAt) c.lastMessageAt = m.timestamp;
+  });
+  list(d, "turnTraces", path).forEach((raw, i) => {
+    const where = `turnTraces[${i}]`;
+    const at = `${path} ${where}`;
+    const t = parseStored(TurnTraceSchema, raw, where, at);
+    const message = state.messages.get(t.messageId)?.message;
+    const what = describeRecord(where, t);
+    if (state.traces.has(t.id)) throw corruptData(`${what} repeats an id`, at);
+    if (!message || message.conversationId !== t.conversationId) {
+      throw corruptData(
+        `${what}: message ${JSON.stringify(t.messageId)} does not exist in conversation ${JSON.stringify(t.conversationId)}`,
+        at,
+      );
+    }
+    if (state.traceIdByMessage.has(t.messageId)) {
+      throw corruptData(`${what}: message ${JSON.stringify(t.messageId)} already has a trace`, at);
+    }
+    state.putTrace(t, false);
+  });
+  state.sortIndexes();
+  return { state, generation: generation as number };
+}
+
+/** Buffers text and writes it in chunks, so the document is never one giant string. */
+class ChunkedWriter {
+  #parts: string[] = [];
+  #length = 0;
+  constructor(private readonly handle: FileHandle) {}
+
+  async write(text: string): Promise<void> {
+    this.#parts.push(text);
+    this.#length += text.length;
+    if (this.#length >= 1 << 20) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const data = Buffer.from(this.#parts.join(""), "utf8");
+    this.#parts = [];
+    this.#length = 0;
+    await writeFully(this.handle, data);
+  }
+}
+
+/** Writes `"key": [ … ]` as `JSON.stringify(document, null, 2)` would lay it out. */
+async function writeArray<T>(
+  out: ChunkedWriter,
+  key: string,
+  rows: Iterable<T>,
+  stringify: (row: T) => string,
+  last: boolean,
+): Promise<void> {
+  let first = true;
+  for (const row of rows) {
+    const text = stringify(row).replaceAll("\n", "\n    ");
+    await out.write(`${first ? `  "${key}": [\n` : ",\n"}    ${text}`);
+    first = false;
+  }
+  const end = last ? "\n" : ",\n";
+  await out.write(first ? `  "${key}": []${end}` : `\n  ]${end}`);
+}
+
+/** Permission bits of an existing file, so that a replacement keeps them (e.g. 0600); else null. */
+export async function fileMode(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes the whole state to `<path>.tmp` and fsyncs it; resolves to the temporary path, which
+ * the caller renames over the main file. The file gets the main file's permission bits. On
+ * failure the temporary file is removed.
+ */
+export async function writeSnapshotTemp(
+  path: string,
+  state: MemoryState,
+  generation: number,
+): Promise<string> {
+  const tmp = `${path}.tmp`;
+  let handle: FileHandle | null = null;
+  try {
+    const mode = await fileMode(path);
+    await unlink(tmp).catch(() => undefined);
+    handle = await open(tmp, "wx");
+    if (mode !== null) await handle.chmod(mode);
+    const out = new ChunkedWriter(handle);
+    await out.write(
+      `{\n  "format": "${FORMAT}",\n  "version": ${VERSION},\n  "generation": ${generation},\n`,
+    );
+    const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+    await writeArray(out, "conversations", state.conversations.values(), pretty, false);
+    const message = (e: MessageEntry) => stringifyMessage(e.message, 2);
+    await writeArray(out, "messages", state.messages.values(), message, false);
+    await writeArray(out, "turnTraces", state.traces.values(), pretty, true);
+    await out.write("}\n");
+    await out.flush();
+    await handle.sync();
+    await handle.close();
+    return tmp;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw storageError("write the main file", tmp, error);
+  }
+}
