@@ -1,8 +1,12 @@
 import { z } from "zod";
-import { NotFoundError, ValidationError } from "../errors.js";
+import { NotFoundError, StoreClosedError, ValidationError } from "../errors.js";
 import type { MessageStore } from "../message-store.js";
 import type { MessageStoreApi, StoreCapabilities } from "../message-store-api.js";
-import type { Conversation, ConversationInput } from "../models/conversation.js";
+import {
+  type Conversation,
+  type ConversationInput,
+  ConversationInputSchema,
+} from "../models/conversation.js";
 import { type Message, type MessageInput, MessageSchema } from "../models/message.js";
 import type {
   AgentTraceOptions,
@@ -17,7 +21,16 @@ import type {
   UsageBucket,
   UsageQueryInput,
 } from "../models/queries.js";
+import {
+  ContextOptionsSchema,
+  ListConversationsOptionsSchema,
+  PageOptionsSchema,
+  SearchQuerySchema,
+  TurnTraceQuerySchema,
+  UsageQuerySchema,
+} from "../models/queries.js";
 import type { TurnTrace, TurnTraceInput } from "../models/turn-trace.js";
+import { TurnTraceSchema } from "../models/turn-trace.js";
 import { parseId, parseInput } from "../validation.js";
 
 const EMPTY: Page<never> = Object.freeze({ items: [], nextCursor: null }) as Page<never>;
@@ -50,12 +63,24 @@ export class UserScopedStore implements MessageStoreApi {
     return new Set(ids.filter((_, i) => owned[i]));
   }
 
+  /** Validates like the store does (closed check first), so a view rejects exactly what the store rejects. */
+  #parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+    if (this.store.closed) throw new StoreClosedError({ adapter: this.store.adapterName });
+    return parseInput(schema, value, what, this.store.adapterName);
+  }
+
+  #id(value: unknown, what: string): string {
+    if (this.store.closed) throw new StoreClosedError({ adapter: this.store.adapterName });
+    return parseId(value, what, this.store.adapterName);
+  }
+
   #notFound(what: string): NotFoundError {
     return new NotFoundError(`${what} does not exist`, { adapter: this.store.adapterName });
   }
 
   async storeConversation(conversation: ConversationInput): Promise<Conversation> {
-    if (conversation?.userId !== this.userId) {
+    this.#parse(ConversationInputSchema, conversation, "conversation");
+    if (conversation.userId !== this.userId) {
       throw new ValidationError(
         `invalid conversation at userId: a view for one user can only store that user's conversations`,
         [{ path: ["userId"], message: "must be the scoped user" }],
@@ -76,17 +101,19 @@ export class UserScopedStore implements MessageStoreApi {
     userId: string,
     options?: PageOptions,
   ): Promise<Page<Conversation>> {
-    if (parseId(userId, "user id") !== this.userId) return EMPTY;
+    this.#parse(PageOptionsSchema, options ?? {}, "page options");
+    if (this.#id(userId, "user id") !== this.userId) return EMPTY;
     return this.store.getConversationsByUserId(userId, options);
   }
 
-  listConversations(options: ListConversationsOptions = {}): Promise<Page<Conversation>> {
-    if (options?.userId !== undefined && options.userId !== this.userId)
-      return Promise.resolve(EMPTY);
+  async listConversations(options: ListConversationsOptions = {}): Promise<Page<Conversation>> {
+    const parsed = this.#parse(ListConversationsOptionsSchema, options, "list options");
+    if (parsed.userId !== undefined && parsed.userId !== this.userId) return EMPTY;
     return this.store.listConversations({ ...options, userId: this.userId });
   }
 
   async deleteConversation(id: string): Promise<boolean> {
+    this.#id(id, "conversation id");
     return (await this.#owns(id)) ? this.store.deleteConversation(id) : false;
   }
 
@@ -96,7 +123,7 @@ export class UserScopedStore implements MessageStoreApi {
   }
 
   async storeMessages(messages: MessageInput[]): Promise<Message[]> {
-    const parsed = parseInput(z.array(MessageSchema), messages, "messages");
+    const parsed = this.#parse(z.array(MessageSchema), messages, "messages");
     const ids = parsed.map((m) => m.conversationId);
     const owned = await this.#owned(ids);
     const foreign = ids.find((id) => !owned.has(id));
@@ -114,6 +141,8 @@ export class UserScopedStore implements MessageStoreApi {
   }
 
   async flagMessage(id: string, flagged?: boolean): Promise<Message> {
+    this.#id(id, "message id");
+    this.#parse(z.boolean().optional(), flagged, "flagged");
     const m = await this.getMessage(id);
     if (!m) throw this.#notFound(`message ${JSON.stringify(id)}`);
     return this.store.flagMessage(id, flagged);
@@ -123,6 +152,8 @@ export class UserScopedStore implements MessageStoreApi {
     conversationId: string,
     options?: PageOptions,
   ): Promise<Page<Message>> {
+    this.#id(conversationId, "conversation id");
+    this.#parse(PageOptionsSchema, options ?? {}, "page options");
     if (!(await this.#owns(conversationId))) return EMPTY;
     return this.store.getMessagesByConversationId(conversationId, options);
   }
@@ -132,12 +163,16 @@ export class UserScopedStore implements MessageStoreApi {
     n: number,
     options?: ContextOptions,
   ): Promise<Message[]> {
+    this.#id(conversationId, "conversation id");
+    this.#parse(z.number().int().min(0), n, "n");
+    this.#parse(ContextOptionsSchema, options ?? {}, "context options");
     if (!(await this.#owns(conversationId))) return [];
     return this.store.getImmediateContext(conversationId, n, options);
   }
 
   async storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace> {
-    if (trace?.userId != null && trace.userId !== this.userId) {
+    this.#parse(TurnTraceSchema, trace, "turn trace");
+    if (trace.userId != null && trace.userId !== this.userId) {
       throw new ValidationError("invalid turn trace at userId: must be the scoped user or null", [
         { path: ["userId"], message: "must be the scoped user" },
       ]);
@@ -160,6 +195,7 @@ export class UserScopedStore implements MessageStoreApi {
   }
 
   async queryTurnTraces(query: TurnTraceQueryInput = {}): Promise<Page<TurnTrace>> {
+    this.#parse(TurnTraceQuerySchema, query, "trace query");
     if (query.userId !== undefined && query.userId !== this.userId) return EMPTY;
     const page = await this.store.queryTurnTraces({ ...query, userId: this.userId });
     const owned = await this.#owned(page.items.map((t) => t.conversationId));
@@ -169,17 +205,20 @@ export class UserScopedStore implements MessageStoreApi {
     };
   }
 
-  summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]> {
-    if (query?.userId !== undefined && query.userId !== this.userId) return Promise.resolve([]);
+  async summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]> {
+    this.#parse(UsageQuerySchema, query, "usage query");
+    if (query.userId !== undefined && query.userId !== this.userId) return [];
     return this.store.summarizeUsage({ ...query, userId: this.userId });
   }
 
   async deleteUserData(userId: string): Promise<DeletedCounts> {
-    if (userId !== this.userId) return { conversations: 0, messages: 0, turnTraces: 0 };
+    if (this.#id(userId, "user id") !== this.userId)
+      return { conversations: 0, messages: 0, turnTraces: 0 };
     return this.store.deleteUserData(userId);
   }
 
   async searchMessages(query: SearchQueryInput): Promise<SearchHit[]> {
+    this.#parse(SearchQuerySchema, query, "search query");
     const hits = await this.store.searchMessages(query);
     const owned = await this.#owned(hits.map((h) => h.message.conversationId));
     return hits.filter((h) => owned.has(h.message.conversationId));

@@ -26,6 +26,9 @@ export function runNode(
   const args = options.heapMb ? [`--max-old-space-size=${options.heapMb}`] : [];
   const result = spawnSync(process.execPath, [...args, "--input-type=module", "-e", code], {
     cwd: PACKAGE_DIR,
+    // pnpm's bin shims export NODE_PATH=…/.pnpm/node_modules, where every workspace package is
+    // hoisted; a real application has no such path.
+    env: { ...process.env, NODE_PATH: "" },
     encoding: "utf8",
     timeout: 60_000,
   });

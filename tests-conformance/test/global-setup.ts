@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import { mongoForTests, postgresForTests } from "@message-store/test-servers";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    postgresUrl: string;
+    postgresSchema: string;
+    mongoUri: string;
+    mongoDb: string;
+  }
+}
+
+const runId = `conformance_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+
+async function sql(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Starts the database the project needs, once per run: PostgreSQL for project "postgres"
+ * (`MESSAGE_STORE_POSTGRES_URL` or embedded PostgreSQL 18), MongoDB for project "mongodb"
+ * (`MESSAGE_STORE_MONGODB_URL` or jongodb). Each run gets its own schema / database name, so an
+ * external server is shared safely; the schema is dropped at the end.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (project.name === "postgres") {
+    const server = await postgresForTests();
+    project.provide("postgresUrl", server.url);
+    project.provide("postgresSchema", runId);
+    return async () => {
+      await sql(server.url, `DROP SCHEMA IF EXISTS "${runId}" CASCADE`).catch(() => {});
+      await server.stop();
+    };
+  }
+  if (project.name === "mongodb") {
+    const server = await mongoForTests();
+    project.provide("mongoUri", server.uri);
+    project.provide("mongoDb", runId);
+    return () => server.stop();
+  }
+  return async () => {};
+}
