@@ -34,7 +34,12 @@ export type ToolCallInput = z.input<typeof ToolCallSchema>;
 export type ToolCall = z.output<typeof ToolCallSchema>;
 
 /** An embedding vector: finite numbers, at least one. */
-export const EmbeddingSchema = z.array(FiniteSchema).min(1).max(65_536);
+export const EmbeddingSchema = z
+  .array(FiniteSchema)
+  .min(1)
+  .max(65_536)
+  // -0 cannot survive every backend's text protocol; normalise it so all adapters agree.
+  .transform((v) => (v.some((x) => Object.is(x, -0)) ? v.map((x) => x + 0) : v));
 
 /**
  * A chat message. Strict: unknown keys are rejected. The same schema parses input (filling

@@ -1,0 +1,288 @@
+import type { ConversationKey, MessageKey, TraceKey, TurnTraceFilter } from "@message-store/core";
+import { encodeText, toJsonParam } from "./nul-codec.js";
+import { quoteIdent } from "./schema.js";
+
+/**
+ * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
+ * trip). Dynamic statements (filters, paging) are assembled from fixed fragments; values only
+ * ever travel as parameters.
+ */
+
+/** A statement and its parameters. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+const CONVERSATION_COLUMNS =
+  "id, user_id, agent_id, title, created_at, updated_at, tags, metadata, last_activity_at";
+
+const MESSAGE_COLUMNS = `id, conversation_id, user_id, role, original_content, enhanced_message,
+  explicit_context, episode_id, is_flagged, is_continuation, invoked_flows, invoked_tools,
+  reasoning_steps, entities, intent, sentiment, sentiment_score, "timestamp", tool_calls,
+  tool_call_id, tool_name, metadata, embedding, seq`;
+
+const TRACE_COLUMNS = `id, message_id, conversation_id, agent_id, user_id, "timestamp", total_tokens,
+  total_latency_ms, llm_calls, task_emissions, tool_traces, slot_events, flow_events, errors,
+  reasoning_steps, metadata`;
+
+/** Collects parameters and hands out their `$n` placeholders. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The statements of one schema. Build once per store. */
+export function createQueries(schema: string) {
+  const s = quoteIdent(schema);
+  const conversations = `${s}.conversations`;
+  const messages = `${s}.messages`;
+  const traces = `${s}.turn_traces`;
+
+  return {
+    /** Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`. */
+    upsertConversation: `INSERT INTO ${conversations}
+  (id, user_id, agent_id, title, created_at, updated_at, tags, metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb)
+ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
+  title = EXCLUDED.title, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+  tags = EXCLUDED.tags, metadata = EXCLUDED.metadata
+RETURNING ${CONVERSATION_COLUMNS}`,
+
+    readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations} WHERE id = $1`,
+
+    /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity`. */
+    listConversations(userId: string, after: ConversationKey | null, take: number | null) {
+      const p = new Params();
+      let where = `user_id = ${p.add(encodeText(userId))}`;
+      if (after) {
+        const at = p.add(after.lastActivityAt);
+        // The redundant `<=` bound gives the index scan its start; the OR breaks the tie by id.
+        where += ` AND last_activity_at <= ${at}
+  AND (last_activity_at < ${at} OR id > ${p.add(encodeText(after.id))})`;
+      }
+      return {
+        text: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations} WHERE ${where}
+ORDER BY last_activity_at DESC, id LIMIT ${p.add(take)}`,
+        values: p.values,
+      };
+    },
+
+    /** By id (code-point order, `COLLATE "C"`): the primary key, or one user's rows sorted. */
+    listConversationsById(userId: string | null, after: string | null, take: number | null) {
+      const p = new Params();
+      const where: string[] = [];
+      if (userId !== null) where.push(`user_id = ${p.add(encodeText(userId))}`);
+      if (after !== null) where.push(`id > ${p.add(encodeText(after))}`);
+      return {
+        text: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations}${whereClause(where)}
+ORDER BY id LIMIT ${p.add(take)}`,
+        values: p.values,
+      };
+    },
+
+    /** Cascades to messages and traces through the foreign keys. */
+    deleteConversation: `DELETE FROM ${conversations} WHERE id = $1`,
+
+    /** The whole batch as one JSONB parameter; see `ms_put_messages` in schema.ts. */
+    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb)`,
+
+    readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE id = $1`,
+
+    flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 RETURNING ${MESSAGE_COLUMNS}`,
+
+    /** `(timestamp, seq)` keyset over `idx_msg_conv`. */
+    listMessages(conversationId: string, after: MessageKey | null, take: number | null) {
+      const p = new Params();
+      let where = `conversation_id = ${p.add(encodeText(conversationId))}`;
+      if (after)
+        where += ` AND ("timestamp", seq) > (${p.add(after.timestamp)}, ${p.add(after.sequence)})`;
+      return {
+        text: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE ${where}
+ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
+        values: p.values,
+      };
+    },
+
+    /** The flip query: newest n non-flagged rows backwards through `idx_msg_conv`, re-sorted. */
+    immediateContext: `SELECT * FROM (
+  SELECT ${MESSAGE_COLUMNS} FROM ${messages}
+   WHERE conversation_id = $1 AND NOT is_flagged
+   ORDER BY "timestamp" DESC, seq DESC LIMIT $2
+) newest ORDER BY "timestamp", seq`,
+
+    /**
+     * Writes the trace only if its message exists in its conversation; reports what it found, so
+     * a refusal costs no second query. Unique `message_id` still raises 23505.
+     */
+    upsertTrace: `WITH msg AS (
+  SELECT conversation_id FROM ${messages} WHERE id = $2
+), written AS (
+  INSERT INTO ${traces} (id, message_id, conversation_id, agent_id, user_id, "timestamp",
+    total_tokens, total_latency_ms, llm_calls, task_emissions, tool_traces, slot_events,
+    flow_events, errors, reasoning_steps, metadata)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb,
+         $13::jsonb, $14::jsonb, $15::jsonb, $16::jsonb
+   WHERE EXISTS (SELECT 1 FROM msg WHERE msg.conversation_id = $3)
+  ON CONFLICT (id) DO UPDATE SET message_id = EXCLUDED.message_id,
+    conversation_id = EXCLUDED.conversation_id, agent_id = EXCLUDED.agent_id,
+    user_id = EXCLUDED.user_id, "timestamp" = EXCLUDED."timestamp",
+    total_tokens = EXCLUDED.total_tokens, total_latency_ms = EXCLUDED.total_latency_ms,
+    llm_calls = EXCLUDED.llm_calls, task_emissions = EXCLUDED.task_emissions,
+    tool_traces = EXCLUDED.tool_traces, slot_events = EXCLUDED.slot_events,
+    flow_events = EXCLUDED.flow_events, errors = EXCLUDED.errors,
+    reasoning_steps = EXCLUDED.reasoning_steps, metadata = EXCLUDED.metadata
+  RETURNING 1
+)
+SELECT (SELECT conversation_id FROM msg) AS message_conversation_id,
+       (SELECT count(*) FROM written) AS written`,
+
+    readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces} WHERE message_id = $1`,
+
+    /**
+     * `(timestamp desc, id desc)` keyset with any filter. Tool and model filters are JSONB
+     * containment, which the GIN indexes serve; agent, conversation and time ranges use B-trees.
+     */
+    listTraces(filter: TurnTraceFilter, after: TraceKey | null, take: number | null): Statement {
+      const p = new Params();
+      const where = traceConditions(filter, p);
+      if (after) {
+        where.push(
+          `("timestamp", id) < (${p.add(after.timestamp)}, ${p.add(encodeText(after.id))})`,
+        );
+      }
+      return {
+        text: `SELECT ${TRACE_COLUMNS} FROM ${traces}${whereClause(where)}
+ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
+        values: p.values,
+      };
+    },
+
+    /** Raw sums per bucket, aggregated in SQL; core's `finalizeUsage` rounds them. */
+    usage(q: {
+      since: number;
+      until: number;
+      bucketMs: number;
+      agentId?: string | undefined;
+      userId?: string | undefined;
+    }): Statement {
+      const p = new Params();
+      const where = [`"timestamp" >= ${p.add(q.since)}`, `"timestamp" < ${p.add(q.until)}`];
+      if (q.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(q.agentId))}`);
+      if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
+      const size = p.add(q.bucketMs);
+      return {
+        text: `SELECT ("timestamp" / ${size}::bigint) * ${size}::bigint AS bucket_start,
+       count(*) AS turns,
+       sum(total_tokens) AS total_tokens,
+       coalesce(sum(calls.prompt_tokens), 0) AS prompt_tokens,
+       coalesce(sum(calls.completion_tokens), 0) AS completion_tokens,
+       coalesce(sum(calls.cost_usd), 0) AS cost_usd,
+       sum(total_latency_ms) AS latency_sum_ms,
+       max(total_latency_ms) AS max_latency_ms,
+       count(*) FILTER (WHERE errors <> '[]'::jsonb) AS turns_with_errors
+  FROM ${traces} t
+ CROSS JOIN LATERAL (
+   SELECT sum((c->>'promptTokens')::bigint) AS prompt_tokens,
+          sum((c->>'completionTokens')::bigint) AS completion_tokens,
+          sum((c->>'costUsd')::numeric) AS cost_usd
+     FROM jsonb_array_elements(t.llm_calls) AS c
+ ) calls
+ WHERE ${where.join(" AND ")}
+ GROUP BY 1 ORDER BY 1`,
+        values: p.values,
+      };
+    },
+
+    /** Exact counts of what is removed; see `ms_delete_user_data` in schema.ts. */
+    deleteUserData: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
+  FROM ${s}.ms_delete_user_data($1)`,
+
+    /**
+     * Brute-force cosine similarity in SQL over `double precision[]`, summed in element order
+     * like core's `cosineSimilarity`, so scores are bit-identical; ranked by the score rounded as
+     * core rounds it, then id. PostgreSQL raises an error where JS float arithmetic would
+     * underflow or overflow, so vectors with an element outside {@link SAFE_MAGNITUDE} (0
+     * allowed) are not scored in SQL: such rows come back unscored (`score` null) after the top
+     * `limit`, and so do all candidates when the query vector itself is such a vector; the
+     * caller scores them with core's `cosineSimilarity`.
+     */
+    search(q: {
+      embedding: number[];
+      userId?: string | undefined;
+      conversationId?: string | undefined;
+      limit: number;
+    }): Statement {
+      const p = new Params();
+      const where = ["NOT is_flagged", `cardinality(embedding) = ${p.add(q.embedding.length)}`];
+      if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
+      if (q.conversationId !== undefined) {
+        where.push(`conversation_id = ${p.add(encodeText(q.conversationId))}`);
+      }
+      const filters = where.join(" AND ");
+      const unscored = `SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score FROM ${messages}`;
+      if (!isSafeVector(q.embedding))
+        return { text: `${unscored} WHERE ${filters}`, values: p.values };
+      const vector = p.add(q.embedding);
+      const safe = `(SELECT bool_and(x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max})
+      FROM unnest(embedding) AS x)`;
+      return {
+        text: `(SELECT ${MESSAGE_COLUMNS}, sim.score FROM ${messages}
+ CROSS JOIN LATERAL (
+   SELECT CASE WHEN sum(a * a) = 0 OR sum(b * b) = 0 THEN 0::float8
+               ELSE sum(a * b) / sqrt(sum(a * a) * sum(b * b)) END AS score
+     FROM unnest(embedding, ${vector}::float8[]) AS u(a, b)
+ ) sim
+ WHERE ${filters} AND ${safe}
+ ORDER BY floor(sim.score * 1e9::float8 + 0.5) DESC, id LIMIT ${p.add(q.limit)})
+UNION ALL
+${unscored} WHERE ${filters} AND NOT ${safe}`,
+        values: p.values,
+      };
+    },
+  };
+}
+
+/**
+ * Magnitudes whose products, sums of up to 65,536 products and the product of two such sums stay
+ * normal float8 numbers, so PostgreSQL computes them without an underflow or overflow error.
+ */
+export const SAFE_MAGNITUDE = { min: "1e-75", max: "1e70" } as const;
+
+function isSafeVector(v: readonly number[]): boolean {
+  const min = Number(SAFE_MAGNITUDE.min);
+  const max = Number(SAFE_MAGNITUDE.max);
+  return v.every((x) => x === 0 || (Math.abs(x) >= min && Math.abs(x) <= max));
+}
+
+/** The statements of one schema. */
+export type Queries = ReturnType<typeof createQueries>;
+
+function whereClause(conditions: string[]): string {
+  return conditions.length === 0 ? "" : `\n WHERE ${conditions.join("\n   AND ")}`;
+}
+
+/** The `queryTurnTraces` filter as SQL; same semantics as core's `matchesTraceFilter`. */
+function traceConditions(f: TurnTraceFilter, p: Params): string[] {
+  const where: string[] = [];
+  if (f.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(f.agentId))}`);
+  if (f.conversationId !== undefined) {
+    where.push(`conversation_id = ${p.add(encodeText(f.conversationId))}`);
+  }
+  if (f.userId !== undefined) where.push(`user_id = ${p.add(encodeText(f.userId))}`);
+  if (f.since !== undefined) where.push(`"timestamp" >= ${p.add(f.since)}`);
+  if (f.until !== undefined) where.push(`"timestamp" < ${p.add(f.until)}`);
+  if (f.minTotalTokens !== undefined) where.push(`total_tokens >= ${p.add(f.minTotalTokens)}`);
+  if (f.toolName !== undefined) {
+    where.push(`tool_traces @> ${p.add(toJsonParam([{ toolName: f.toolName }]))}::jsonb`);
+  }
+  if (f.model !== undefined) {
+    where.push(`llm_calls @> ${p.add(toJsonParam([{ model: f.model }]))}::jsonb`);
+  }
+  if (f.hasErrors !== undefined)
+    where.push(f.hasErrors ? "errors <> '[]'::jsonb" : "errors = '[]'::jsonb");
+  return where;
+}

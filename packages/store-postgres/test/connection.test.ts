@@ -1,0 +1,172 @@
+import { createServer, type Server, type Socket } from "node:net";
+import { inspect } from "node:util";
+import { ConfigurationError, ConnectionError, MessageStore } from "@message-store/core";
+import { findFreePort } from "@message-store/test-servers";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresMessageStore } from "../src/index.js";
+import { conversation, openStore, useDatabase } from "./helpers.js";
+
+const db = useDatabase("ms_pg_connection");
+const SECRET = "s3cret-pw";
+
+/** Everything a log line or error reporter could print about an error, causes included. */
+function everything(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return [
+    inspect(error, { depth: 10 }),
+    String((error as Error).stack),
+    inspect(cause, { depth: 10 }),
+    String((cause as Error | undefined)?.stack),
+  ].join("\n");
+}
+
+async function failure(config: Record<string, unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = Date.now();
+  const error = await PostgresMessageStore.open({ storage: "postgres", ...config } as never).then(
+    () => new Error("opened unexpectedly"),
+    (e: unknown) => e,
+  );
+  return { error, ms: Date.now() - started };
+}
+
+describe("unreachable server, bad DSN", () => {
+  let silent: Server;
+  let silentPort = 0;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    // Accepts TCP connections and never answers: only the connect timeout can end the wait.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    silentPort = (silent.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  it("a closed port gives ConnectionError quickly, without the password", async () => {
+    const port = await findFreePort();
+    const { error, ms } = await failure({ dsn: `postgres://u:${SECRET}@127.0.0.1:${port}/db` });
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(ms).toBeLessThan(5_000);
+    expect(everything(error)).not.toContain(SECRET);
+    expect((error as Error).message).toMatch(/^\[message-store\] \[postgres\] /);
+  });
+
+  it("a server that never answers gives ConnectionError after connect_timeout_ms", async () => {
+    const { error, ms } = await failure({
+      dsn: `postgres://u:${SECRET}@127.0.0.1:${silentPort}/db`,
+      connect_timeout_ms: 700,
+    });
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(ms).toBeGreaterThanOrEqual(600);
+    expect(ms).toBeLessThan(5_000);
+    expect(everything(error)).not.toContain(SECRET);
+  });
+
+  it.each([
+    [`postgres://u:${SECRET}@[broken/db`],
+    [`postgres://u:${SECRET}@no-such-host.invalid:5432/db`],
+    [`not a dsn ${SECRET}`],
+  ])("a bad DSN (%s) gives ConnectionError without the password", async (dsn) => {
+    const { error, ms } = await failure({ dsn, connect_timeout_ms: 2_000 });
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(ms).toBeLessThan(5_000);
+    expect(everything(error)).not.toContain(SECRET);
+  });
+
+  it("the factory reports the same ConnectionError", async () => {
+    const port = await findFreePort();
+    const error = await MessageStore.initialize({
+      storage: "postgres",
+      dsn: `postgres://u:${SECRET}@127.0.0.1:${port}/db`,
+    }).catch((e: unknown) => e);
+    // Through core's dynamic import when the package resolves from core, else a
+    // ConfigurationError naming the package: either way no password.
+    expect(error).toBeInstanceOf(Error);
+    expect(everything(error)).not.toContain(SECRET);
+  });
+});
+
+describe("configuration", () => {
+  it("passes pool_min, pool_max, timeouts to the pool it owns and ends it on close", async () => {
+    const store = await openStore(db.url(), {
+      pool_min: 1,
+      pool_max: 7,
+      statement_timeout_ms: 1_234,
+      connect_timeout_ms: 4_321,
+    });
+    const options = store.pool.options as pg.PoolConfig;
+    expect(options).toMatchObject({
+      min: 1,
+      max: 7,
+      statement_timeout: 1_234,
+      connectionTimeoutMillis: 4_321,
+    });
+    const { rows } = await store.pool.query("SHOW statement_timeout");
+    expect(rows[0].statement_timeout).toBe("1234ms");
+    await store.close();
+    expect(store.pool.ended).toBe(true);
+  });
+
+  it("rejects invalid configs before any I/O", async () => {
+    for (const config of [
+      { dsn: db.url(), pool_min: 5, pool_max: 2 },
+      { dsn: db.url(), schema: 'bad"name' },
+      { dsn: db.url(), pool: new pg.Pool() },
+      { dsn: db.url(), unknown: 1 },
+      {},
+    ]) {
+      const { error } = await failure(config);
+      expect(error).toBeInstanceOf(ConfigurationError);
+    }
+    const pool = new pg.Pool({ connectionString: db.url() });
+    const { error } = await failure({ pool, statement_timeout_ms: 10 });
+    expect(error).toBeInstanceOf(ConfigurationError);
+    await pool.end();
+  });
+
+  it("leaves a caller-owned pool open and untouched on close", async () => {
+    const pool = new pg.Pool({ connectionString: db.url(), max: 2 });
+    const store = await PostgresMessageStore.open({ storage: "postgres", pool });
+    expect(store.pool).toBe(pool);
+    await store.storeConversation(conversation("owned"));
+    await store.close();
+    expect(pool.ended).toBe(false);
+    expect(pool.listenerCount("error")).toBe(0);
+    const { rows } = await pool.query("SELECT user_id FROM conversations WHERE id = 'owned'");
+    expect(rows).toEqual([{ user_id: "u1" }]);
+    await pool.end();
+  });
+
+  it("a statement that exceeds statement_timeout_ms fails with ConnectionError", async () => {
+    const store = await openStore(db.url(), { statement_timeout_ms: 300 });
+    await store.storeConversation(conversation("locked"));
+    const holder = new pg.Client({ connectionString: db.url() });
+    await holder.connect();
+    await holder.query("BEGIN");
+    await holder.query("SELECT * FROM conversations WHERE id = 'locked' FOR UPDATE");
+    const started = Date.now();
+    const error = await store.storeConversation(conversation("locked")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(/statement_timeout/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await holder.query("ROLLBACK");
+    await holder.end();
+    // The connection survived the cancelled statement and is reused.
+    expect(await store.getConversation("locked")).not.toBeNull();
+    await store.close();
+  });
+
+  it("refuses a server that prints floats inexactly (extra_float_digits < 1)", async () => {
+    const pool = new pg.Pool({
+      connectionString: db.url(),
+      options: "-c extra_float_digits=0",
+    });
+    const { error } = await failure({ pool });
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(/extra_float_digits/);
+    await pool.end();
+  });
+});

@@ -1,0 +1,85 @@
+import type {
+  ConversationInput,
+  MessageInput,
+  PostgresStoreConfig,
+  TurnTraceInput,
+} from "@message-store/core";
+import { createTestDatabase, dropTestDatabase } from "@message-store/test-servers";
+import pg from "pg";
+import { afterAll, beforeAll, inject } from "vitest";
+import { PostgresMessageStore } from "../src/index.js";
+
+/** A fresh database for the calling test file, dropped after it. */
+export function useDatabase(prefix: string): { url: () => string } {
+  let url = "";
+  beforeAll(async () => {
+    url = await createTestDatabase(inject("postgresUrl"), prefix);
+  });
+  afterAll(async () => {
+    if (url) await dropTestDatabase(url);
+  });
+  return { url: () => url };
+}
+
+/** Opens a store on `url`, owning its pool. */
+export function openStore(
+  url: string,
+  extra: Partial<PostgresStoreConfig> = {},
+): Promise<PostgresMessageStore> {
+  return PostgresMessageStore.open({ storage: "postgres", dsn: url, pool_min: 0, ...extra });
+}
+
+/** Runs `fn` with a plain client on `url`. */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export function conversation(
+  id: string,
+  userId = "u1",
+  extra: Partial<ConversationInput> = {},
+): ConversationInput {
+  return { id, userId, createdAt: 1_000, ...extra };
+}
+
+export function message(
+  id: string,
+  conversationId: string,
+  timestamp: number,
+  extra: Partial<MessageInput> = {},
+): MessageInput {
+  return {
+    id,
+    conversationId,
+    userId: "u1",
+    role: "user",
+    originalContent: `content of ${id}`,
+    timestamp,
+    ...extra,
+  };
+}
+
+export function trace(
+  id: string,
+  messageId: string,
+  conversationId: string,
+  extra: Partial<TurnTraceInput> = {},
+): TurnTraceInput {
+  return {
+    id,
+    messageId,
+    conversationId,
+    agentId: "agent-1",
+    timestamp: 5_000,
+    totalTokens: 100,
+    totalLatencyMs: 250,
+    ...extra,
+  };
+}

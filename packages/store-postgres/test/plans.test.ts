@@ -1,0 +1,144 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresMessageStore } from "../src/index.js";
+import { createQueries } from "../src/queries.js";
+import { openStore, useDatabase } from "./helpers.js";
+
+/**
+ * EXPLAIN of the hot statements, exactly as the store sends them, on realistic volumes: one
+ * conversation of 200k messages among others, 60k conversations, 40k traces.
+ */
+
+interface PlanNode {
+  "Node Type": string;
+  "Index Name"?: string;
+  "Scan Direction"?: string;
+  "Index Cond"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  Plans?: PlanNode[];
+}
+
+const db = useDatabase("ms_pg_plans");
+const q = createQueries("public");
+let store: PostgresMessageStore;
+let client: pg.Client;
+
+async function explain(statement: { text: string; values: unknown[] }): Promise<PlanNode> {
+  const { rows } = await client.query(
+    `EXPLAIN (ANALYZE, COSTS OFF, FORMAT JSON) ${statement.text}`,
+    statement.values,
+  );
+  return rows[0]["QUERY PLAN"][0].Plan;
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+function usesIndex(plan: PlanNode, index: string): boolean {
+  return nodes(plan).some((n) => n["Index Name"] === index);
+}
+
+beforeAll(async () => {
+  store = await openStore(db.url());
+  client = new pg.Client({ connectionString: db.url() });
+  await client.connect();
+  await client.query(`INSERT INTO conversations (id, user_id, created_at, updated_at)
+    SELECT 'conv-' || i, 'user-' || (i % 30), i, i FROM generate_series(1, 60000) AS i`);
+  await client.query(`INSERT INTO conversations (id, user_id, created_at, updated_at)
+    VALUES ('big', 'user-big', 0, 0)`);
+  // 200k messages in one conversation, 1 in 50 flagged, many timestamp ties.
+  await client.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content,
+      "timestamp", is_flagged)
+    SELECT 'big-' || i, 'big', 'user-big', 'user', 'message ' || i, i / 3, i % 50 = 0
+      FROM generate_series(1, 200000) AS i ORDER BY i`);
+  await client.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content, "timestamp")
+    SELECT 'msg-' || i, 'conv-' || (i % 60000 + 1), 'user-' || (i % 30), 'assistant', 'x', i
+      FROM generate_series(1, 40000) AS i`);
+  await client.query(`INSERT INTO turn_traces (id, message_id, conversation_id, agent_id, user_id,
+      "timestamp", total_tokens, total_latency_ms, llm_calls, tool_traces, errors)
+    SELECT 'trace-' || i, 'msg-' || i, 'conv-' || (i % 60000 + 1), 'agent-' || (i % 40),
+           'user-' || (i % 30), i, i % 5000, 10,
+           jsonb_build_array(jsonb_build_object('model', CASE WHEN i % 4000 = 0 THEN 'rare-model' ELSE 'common' END,
+             'purpose', 'agent_loop', 'promptTokens', 1, 'completionTokens', 1, 'latencyMs', 1)),
+           jsonb_build_array(jsonb_build_object('toolName', CASE WHEN i % 3000 = 0 THEN 'rare_tool' ELSE 'search' END)),
+           '[]'
+      FROM generate_series(1, 40000) AS i`);
+  // VACUUM also flushes the GIN pending lists a bulk load leaves, as autovacuum would.
+  await client.query("VACUUM ANALYZE");
+}, 300_000);
+
+afterAll(async () => {
+  await client?.end();
+  await store?.close();
+});
+
+describe("EXPLAIN of the hot queries", () => {
+  it("getImmediateContext reads the newest n rows backwards through idx_msg_conv and sorts only those", async () => {
+    const plan = await explain({ text: q.immediateContext, values: ["big", 50] });
+    expect(plan["Node Type"]).toBe("Sort");
+    const limit = plan.Plans![0]!;
+    expect(limit["Node Type"]).toBe("Limit");
+    expect(limit["Actual Rows"]).toBe(50);
+    const scan = limit.Plans![0]!;
+    expect(scan["Node Type"]).toBe("Index Scan");
+    expect(scan["Index Name"]).toBe("idx_msg_conv");
+    expect(scan["Scan Direction"]).toBe("Backward");
+    // The scan stopped after the 50 rows (plus the few flagged ones it skipped), far from 200k.
+    expect(scan["Actual Rows"]).toBe(50);
+    expect(nodes(limit).filter((n) => n["Node Type"] === "Sort")).toHaveLength(0);
+    const rows = await store.getImmediateContext("big", 50);
+    expect(rows.map((m) => m.id).at(-1)).toBe("big-199999");
+  });
+
+  it("a transcript page seeks into idx_msg_conv with the (timestamp, seq) row comparison", async () => {
+    const plan = await explain(
+      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101),
+    );
+    expect(plan["Node Type"]).toBe("Limit");
+    const scan = plan.Plans![0]!;
+    expect(scan["Index Name"]).toBe("idx_msg_conv");
+    expect(scan["Index Cond"]).toMatch(/ROW\("timestamp", seq\) > ROW/);
+    expect(scan["Actual Rows"]).toBe(101);
+    expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
+  });
+
+  it("a user's conversations come from idx_conv_user_activity without a sort", async () => {
+    const first = await explain(q.listConversations("user-7", null, 21));
+    const next = await explain(
+      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21),
+    );
+    for (const plan of [first, next]) {
+      expect(usesIndex(plan, "idx_conv_user_activity")).toBe(true);
+      expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
+    }
+    expect(nodes(next).find((n) => n["Index Name"])!["Index Cond"]).toMatch(/last_activity_at <=/);
+  });
+
+  it("an agent's traces come from idx_tt_agent_time, newest first, without a sort", async () => {
+    const plan = await explain(
+      q.listTraces({ agentId: "agent-3" }, { timestamp: 30_000, id: "trace-30000" }, 21),
+    );
+    expect(usesIndex(plan, "idx_tt_agent_time")).toBe(true);
+    expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
+    const windowed = await explain(
+      q.listTraces({ agentId: "agent-3", since: 100, until: 20_000 }, null, 21),
+    );
+    expect(usesIndex(windowed, "idx_tt_agent_time")).toBe(true);
+  });
+
+  it("queryTurnTraces by tool or model uses the GIN indexes (containment)", async () => {
+    const byTool = await explain(q.listTraces({ toolName: "rare_tool" }, null, 21));
+    expect(usesIndex(byTool, "idx_tt_tool_gin")).toBe(true);
+    const byModel = await explain(q.listTraces({ model: "rare-model" }, null, 21));
+    expect(usesIndex(byModel, "idx_tt_llm_gin")).toBe(true);
+    const hits = await store.queryTurnTraces({ toolName: "rare_tool" });
+    expect(hits.items).toHaveLength(13);
+  });
+
+  it("a trace by message id uses the unique index", async () => {
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.readTraceByMessage}`, ["msg-5"]);
+    expect(usesIndex(rows[0]["QUERY PLAN"][0].Plan, "turn_traces_message_id_key")).toBe(true);
+  });
+});

@@ -1,0 +1,106 @@
+import { IntegrityError } from "@message-store/core";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresMessageStore } from "../src/index.js";
+import { conversation, message, trace, useDatabase } from "./helpers.js";
+
+/**
+ * Issue #6: every contract call is one statement on one pooled connection. A client subclass
+ * counts every statement sent on any connection; the pool's `acquire` event counts checkouts.
+ */
+
+let statements = 0;
+class CountingClient extends pg.Client {
+  override query(...args: any[]): any {
+    statements++;
+    return (super.query as any)(...args);
+  }
+}
+
+const db = useDatabase("ms_pg_round_trips");
+let pool: pg.Pool;
+let store: PostgresMessageStore;
+let checkouts = 0;
+
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: db.url(), Client: CountingClient, max: 4 });
+  pool.on("acquire", () => checkouts++);
+  store = await PostgresMessageStore.open({ storage: "postgres", pool });
+  await store.storeConversation(conversation("c0"));
+  await store.storeMessages([message("m0", "c0", 1), message("m00", "c0", 2)]);
+});
+afterAll(async () => {
+  await store?.close();
+  await pool?.end();
+});
+
+async function count(
+  call: () => Promise<unknown>,
+): Promise<{ statements: number; checkouts: number }> {
+  statements = 0;
+  checkouts = 0;
+  await call().catch((e: unknown) => {
+    if (!(e instanceof IntegrityError)) throw e;
+  });
+  return { statements, checkouts };
+}
+
+const ONE = { statements: 1, checkouts: 1 };
+
+describe("one round trip per contract call", () => {
+  const batch = Array.from({ length: 500 }, (_, i) => message(`b${i}`, "c1", 10 + (i % 7)));
+  const calls: [string, () => Promise<unknown>][] = [
+    ["storeConversation", () => store.storeConversation(conversation("c1"))],
+    ["getConversation", () => store.getConversation("c1")],
+    ["getConversationsByUserId", () => store.getConversationsByUserId("u1", { limit: 1 })],
+    [
+      "getConversationsByUserId (cursor)",
+      async () => {
+        const first = await store.getConversationsByUserId("u1", { limit: 1 });
+        statements = 0;
+        checkouts = 0;
+        return store.getConversationsByUserId("u1", { limit: 1, cursor: first.nextCursor });
+      },
+    ],
+    ["listConversations", () => store.listConversations({ limit: 5 })],
+    ["storeMessage", () => store.storeMessage(message("single", "c1", 5))],
+    ["storeMessages (500, atomic)", () => store.storeMessages(batch)],
+    ["storeMessages (integrity failure)", () => store.storeMessages([message("x", "nope", 1)])],
+    ["getMessage", () => store.getMessage("b1")],
+    ["flagMessage", () => store.flagMessage("b2")],
+    ["getMessagesByConversationId", () => store.getMessagesByConversationId("c1", { limit: 50 })],
+    ["getImmediateContext", () => store.getImmediateContext("c1", 20)],
+    ["storeTurnTrace", () => store.storeTurnTrace(trace("t1", "b3", "c1"))],
+    ["storeTurnTrace (integrity failure)", () => store.storeTurnTrace(trace("t2", "b3", "c1"))],
+    ["getTurnTraceByMessageId", () => store.getTurnTraceByMessageId("b3")],
+    ["getTurnTracesByAgentId", () => store.getTurnTracesByAgentId("agent-1", { since: 0 })],
+    ["queryTurnTraces", () => store.queryTurnTraces({ toolName: "x", model: "y", limit: 3 })],
+    ["summarizeUsage", () => store.summarizeUsage({ since: 0, until: 10_000, bucket: "hour" })],
+    ["searchMessages", () => store.searchMessages({ embedding: [1, 2, 3] })],
+    ["deleteConversation", () => store.deleteConversation("c0")],
+    ["deleteUserData", () => store.deleteUserData("u1")],
+  ];
+  for (const [name, call] of calls) {
+    it(name, async () => {
+      expect(await count(call)).toEqual(ONE);
+    });
+  }
+
+  it("no round trip at all for empty work", async () => {
+    expect(await count(() => store.storeMessages([]))).toEqual({ statements: 0, checkouts: 0 });
+    expect(await count(() => store.getImmediateContext("c1", 0))).toEqual({
+      statements: 0,
+      checkouts: 0,
+    });
+  });
+
+  it("an integrity failure returns the connection to the pool instead of closing it", async () => {
+    await store.storeConversation(conversation("c9"));
+    const before = pool.totalCount;
+    await expect(store.storeMessages([message("y", "missing", 1)])).rejects.toBeInstanceOf(
+      IntegrityError,
+    );
+    expect(pool.totalCount).toBe(before);
+    expect(pool.idleCount).toBe(before);
+  });
+});
