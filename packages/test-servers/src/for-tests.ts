@@ -1,5 +1,5 @@
 import { type PostgresServer, startEmbeddedPostgres } from "./embedded-postgres.js";
-import { type MongoServer, startJongodb } from "./jongodb.js";
+import { type JongodbTopology, type MongoServer, startJongodb } from "./jongodb.js";
 
 /** Environment variable: use this PostgreSQL server instead of starting an embedded one. */
 export const POSTGRES_URL_ENV = "MESSAGE_STORE_POSTGRES_URL";
@@ -25,13 +25,13 @@ export async function postgresForTests(): Promise<{
  * MongoDB for a test run. Honours `MESSAGE_STORE_MONGODB_URL` (then `server` is null and `stop`
  * does nothing); otherwise starts jongodb, which `stop` shuts down.
  */
-export async function mongoForTests(): Promise<{
+export async function mongoForTests(options: { topology?: JongodbTopology } = {}): Promise<{
   uri: string;
   stop(): Promise<void>;
   server: MongoServer | null;
 }> {
   const external = process.env[MONGODB_URL_ENV];
   if (external) return { uri: external, stop: async () => {}, server: null };
-  const server = await startJongodb();
+  const server = await startJongodb(options);
   return { uri: server.uri, stop: () => server.stop(), server };
 }

@@ -15,5 +15,10 @@ export {
   postgresForTests,
 } from "./for-tests.js";
 export { findFreePort } from "./free-port.js";
-export { jongodbBinaryPath, type MongoServer, startJongodb } from "./jongodb.js";
+export {
+  type JongodbTopology,
+  jongodbBinaryPath,
+  type MongoServer,
+  startJongodb,
+} from "./jongodb.js";
 export { createTestDatabase, dropTestDatabase } from "./test-databases.js";

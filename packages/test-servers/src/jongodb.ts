@@ -28,18 +28,43 @@ export function jongodbBinaryPath(): string {
   return join(dirname(pkgJson), meta.jongodb?.binary ?? "bin/jongodb");
 }
 
-function launch(port: number): Promise<{ proc: ManagedProcess; uri: string }> {
+/**
+ * `replicaSet` (default): a single-node replica set `rs0`, with transactions. `standalone`: no
+ * replica set, so no transactions. jongodb's transactions do not detect write conflicts and can
+ * lose concurrent commits, so concurrency-heavy suites run on `standalone`.
+ */
+export type JongodbTopology = "replicaSet" | "standalone";
+
+/**
+ * jongodb answers the driver's streaming `hello` wrongly, so the driver marks it unknown, clears
+ * its pool and stalls 500 ms every few seconds; polling monitoring avoids that. It goes in the
+ * URI so every client made from it gets it.
+ */
+function withPollingMonitor(uri: string): string {
+  const url = new URL(uri);
+  url.searchParams.set("serverMonitoringMode", "poll");
+  return url.toString();
+}
+
+function launch(
+  port: number,
+  topology: JongodbTopology,
+): Promise<{ proc: ManagedProcess; uri: string }> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const args = ["--host=127.0.0.1", `--port=${port}`];
-    args.push("--topology-profile=singleNodeReplicaSet", "--replica-set-name=rs0");
+    if (topology === "replicaSet") {
+      args.push("--topology-profile=singleNodeReplicaSet", "--replica-set-name=rs0");
+    } else {
+      args.push("--topology-profile=standalone");
+    }
     const proc: ManagedProcess = new ManagedProcess(jongodbBinaryPath(), args, {
       onStdoutLine: (line) => {
         const m = /^JONGODB_URI=(\S+)/.exec(line.trim());
         if (!m || settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ proc, uri: m[1]! });
+        resolve({ proc, uri: withPollingMonitor(m[1]!) });
       },
     });
     const fail = (why: string) => {
@@ -65,6 +90,7 @@ class Jongodb implements MongoServer {
     proc: ManagedProcess,
     readonly uri: string,
     readonly port: number,
+    readonly topology: JongodbTopology,
   ) {
     this.#proc = proc;
   }
@@ -98,7 +124,7 @@ class Jongodb implements MongoServer {
       const deadline = Date.now() + 10_000;
       for (;;) {
         try {
-          this.#proc = (await launch(this.port)).proc;
+          this.#proc = (await launch(this.port, this.topology)).proc;
           return;
         } catch (err) {
           if (Date.now() > deadline) throw err;
@@ -114,12 +140,15 @@ class Jongodb implements MongoServer {
  * `@jongodb/memory-server-bin-linux-x64-gnu`) on 127.0.0.1 with a free port, as a single-node
  * replica set `rs0` (so transactions work). Resolves once it prints its `JONGODB_URI=` line.
  */
-export async function startJongodb(): Promise<MongoServer> {
-  const { proc, uri } = await launch(0);
+export async function startJongodb(
+  options: { topology?: JongodbTopology } = {},
+): Promise<MongoServer> {
+  const topology = options.topology ?? "replicaSet";
+  const { proc, uri } = await launch(0, topology);
   const port = Number(new URL(uri).port);
   if (!Number.isInteger(port) || port <= 0) {
     await proc.terminate("SIGKILL", 0);
     throw new Error(`jongodb: cannot parse the port from its uri ${uri}`);
   }
-  return new Jongodb(proc, uri, port);
+  return new Jongodb(proc, uri, port, topology);
 }

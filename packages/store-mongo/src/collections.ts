@@ -1,0 +1,99 @@
+import type { ClientSession, Collection, Db, IndexDescription, MongoClient } from "mongodb";
+import type { ConversationDoc, MessageDoc, TurnTraceDoc } from "./documents.js";
+
+/** Collection names. */
+export const COLLECTIONS = {
+  conversations: "conversations",
+  messages: "messages",
+  turnTraces: "turn_traces",
+} as const;
+
+/**
+ * The indexes created (idempotently) by `initialize`, by collection. Names are fixed so that
+ * operators can recognise them; an existing index with the same name and other keys or options
+ * makes `initialize` fail rather than silently leaving the wrong one.
+ */
+export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = {
+  conversations: [
+    // getConversationsByUserId: equality on userId, then the list order.
+    { name: "conversations_user_activity", key: { userId: 1, lastActivityAt: -1, idKey: 1 } },
+    // listConversations({ userId }) and deleteUserData: a user's conversations by id.
+    { name: "conversations_user_id", key: { userId: 1, idKey: 1 } },
+    // listConversations(): every conversation by id.
+    { name: "conversations_id", key: { idKey: 1 } },
+  ],
+  messages: [
+    // Transcript, context window and cascade delete: one conversation in (timestamp, sequence) order.
+    {
+      name: "messages_conversation_order",
+      key: { conversationId: 1, timestamp: 1, sequence: 1 },
+    },
+    // Moderation: a user's flagged messages, newest first. Partial, so it stays as small as the
+    // number of flagged messages.
+    {
+      name: "messages_flagged",
+      key: { userId: 1, timestamp: -1 },
+      partialFilterExpression: { isFlagged: true },
+    },
+  ],
+  turnTraces: [
+    // One trace per message, and getTurnTraceByMessageId.
+    { name: "turn_traces_message", key: { messageId: 1 }, unique: true },
+    // getTurnTracesByAgentId / queryTurnTraces({ agentId }) and summarizeUsage({ agentId }).
+    { name: "turn_traces_agent_time", key: { agentId: 1, timestamp: -1, idKey: -1 } },
+    // Cascade delete and queryTurnTraces({ conversationId }).
+    { name: "turn_traces_conversation_time", key: { conversationId: 1, timestamp: -1, idKey: -1 } },
+    // queryTurnTraces({ userId }) and summarizeUsage({ userId }).
+    { name: "turn_traces_user_time", key: { userId: 1, timestamp: -1, idKey: -1 } },
+    // queryTurnTraces without agent, conversation or user; summarizeUsage over every agent.
+    { name: "turn_traces_time", key: { timestamp: -1, idKey: -1 } },
+  ],
+};
+
+/** Everything an operation needs: the client, the collections and what the deployment offers. */
+export interface MongoContext {
+  readonly client: MongoClient;
+  readonly db: Db;
+  readonly conversations: Collection<ConversationDoc>;
+  readonly messages: Collection<MessageDoc>;
+  readonly traces: Collection<TurnTraceDoc>;
+  /** Multi-document transactions are available (replica set or sharded cluster). */
+  readonly transactions: boolean;
+}
+
+/** Builds the context for database `db` of `client`. */
+export function mongoContext(client: MongoClient, db: Db, transactions: boolean): MongoContext {
+  return {
+    client,
+    db,
+    conversations: db.collection<ConversationDoc>(COLLECTIONS.conversations),
+    messages: db.collection<MessageDoc>(COLLECTIONS.messages),
+    traces: db.collection<TurnTraceDoc>(COLLECTIONS.turnTraces),
+    transactions,
+  };
+}
+
+/** Creates the collections' indexes; a no-op when they already exist with the same definition. */
+export async function ensureIndexes(db: Db): Promise<void> {
+  await Promise.all(
+    (Object.keys(COLLECTIONS) as (keyof typeof COLLECTIONS)[]).map((k) =>
+      db.collection(COLLECTIONS[k]).createIndexes(INDEXES[k]),
+    ),
+  );
+}
+
+/**
+ * Runs `work` in a transaction (the driver retries transient conflicts) and resolves to its
+ * result. Only call when `ctx.transactions`.
+ */
+export async function inTransaction<T>(
+  ctx: MongoContext,
+  work: (session: ClientSession) => Promise<T>,
+): Promise<T> {
+  const session = ctx.client.startSession();
+  try {
+    return await session.withTransaction(() => work(session));
+  } finally {
+    await session.endSession();
+  }
+}

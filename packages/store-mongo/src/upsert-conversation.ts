@@ -1,0 +1,92 @@
+import { type Conversation, type ConversationRecord, StorageError } from "@message-store/core";
+import type { MongoContext } from "./collections.js";
+import { conversationFields } from "./documents.js";
+import { ADAPTER, isDuplicateKey } from "./errors.js";
+
+const MAX_ATTEMPTS = 100;
+
+/**
+ * Upserts a conversation, keeping its `lastMessageAt` and `lastSequence`, and sets
+ * `lastActivityAt = max(updatedAt, lastMessageAt)` without reading first:
+ *
+ * - The usual case (new conversation, or `updatedAt` not older than its newest message) is one
+ *   upsert whose filter requires `lastMessageAt <= updatedAt`, setting `lastActivityAt = updatedAt`.
+ * - When a newer message exists, that filter does not match and the upsert's insert collides with
+ *   the existing `_id` (duplicate key). A second update then sets the fields but not
+ *   `lastActivityAt`, which already equals `lastMessageAt` unless the previous `updatedAt` was
+ *   newer still; only then a third (compare-and-set) update lowers it to `lastMessageAt`.
+ */
+export async function upsertConversation(
+  ctx: MongoContext,
+  record: ConversationRecord,
+): Promise<Conversation> {
+  const fields = conversationFields(record);
+  const updatedAt = record.updatedAt;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    try {
+      await ctx.conversations.updateOne(
+        { _id: record.id, $or: [{ lastMessageAt: null }, { lastMessageAt: { $lte: updatedAt } }] },
+        {
+          $set: { ...fields, lastActivityAt: updatedAt },
+          $setOnInsert: { lastMessageAt: null, lastSequence: 0 },
+        },
+        { upsert: true },
+      );
+      return { ...record, lastActivityAt: updatedAt };
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const before = await ctx.conversations.findOneAndUpdate(
+      { _id: record.id, lastMessageAt: { $gt: updatedAt } },
+      { $set: fields },
+      { returnDocument: "before" },
+    );
+    if (!before) continue; // it changed or was deleted in between: start over
+    const lastMessageAt = before.lastMessageAt!;
+    if (before.lastActivityAt !== lastMessageAt) {
+      const settled = await settleActivity(ctx, record.id, {
+        updatedAt,
+        lastMessageAt,
+        lastActivityAt: before.lastActivityAt,
+      });
+      return { ...record, lastActivityAt: settled ?? lastMessageAt };
+    }
+    return { ...record, lastActivityAt: lastMessageAt };
+  }
+  throw contention(record.id);
+}
+
+interface Activity {
+  updatedAt: number;
+  lastMessageAt: number | null;
+  lastActivityAt: number;
+}
+
+/** Compare-and-set loop that makes `lastActivityAt` equal `max(updatedAt, lastMessageAt)`. */
+async function settleActivity(
+  ctx: MongoContext,
+  id: string,
+  known: Activity,
+): Promise<number | null> {
+  let state: Activity | null = known;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && state; attempt++) {
+    const want = Math.max(state.updatedAt, state.lastMessageAt ?? state.updatedAt);
+    if (state.lastActivityAt === want) return want;
+    const { updatedAt, lastMessageAt, lastActivityAt } = state;
+    const result = await ctx.conversations.updateOne(
+      { _id: id, updatedAt, lastMessageAt, lastActivityAt },
+      { $set: { lastActivityAt: want } },
+    );
+    if (result.matchedCount === 1) return want;
+    state = await ctx.conversations.findOne({ _id: id });
+  }
+  if (!state) return null;
+  throw contention(id);
+}
+
+function contention(id: string): StorageError {
+  return new StorageError(
+    `conversation ${JSON.stringify(id)} changed under every one of ${MAX_ATTEMPTS} attempts`,
+    { adapter: ADAPTER },
+  );
+}

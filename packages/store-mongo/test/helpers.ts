@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import type { ConversationInput, MessageInput, TurnTraceInput } from "@message-store/core";
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, inject } from "vitest";
+import { MongoMessageStore } from "../src/index.js";
+
+/** A store on a fresh database, through a caller-owned client whose commands are recorded. */
+export interface Fixture {
+  store: MongoMessageStore;
+  client: MongoClient;
+  db: Db;
+  dbName: string;
+  uri: string;
+  /** Names of the commands sent while `op` ran (command monitoring events). */
+  commandsOf(op: () => Promise<unknown>): Promise<string[]>;
+}
+
+const clients: MongoClient[] = [];
+const databases: Db[] = [];
+
+afterAll(async () => {
+  // Real servers drop the test databases; jongodb has no dropDatabase and forgets everything anyway.
+  await Promise.allSettled(databases.splice(0).map((db) => db.dropDatabase()));
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+});
+
+/** A unique database name for one test. */
+export function uniqueDbName(prefix = "ms"): string {
+  return `${prefix}_${randomBytes(6).toString("hex")}`;
+}
+
+/** The URI of the server under test, or of the standalone jongodb. */
+export function serverUri(standalone = false): string {
+  return standalone ? inject("standaloneUri") : inject("mongoUri");
+}
+
+/** Opens a store on a new database of the server under test (or of the standalone server). */
+export async function openFixture(options: { standalone?: boolean } = {}): Promise<Fixture> {
+  const uri = serverUri(options.standalone);
+  const client = new MongoClient(uri, { monitorCommands: true, serverSelectionTimeoutMS: 10_000 });
+  clients.push(client);
+  const dbName = uniqueDbName();
+  const db = client.db(dbName);
+  databases.push(db);
+  const store = await MongoMessageStore.open({ storage: "mongodb", client, db: dbName });
+  let recording: string[] | null = null;
+  client.on("commandStarted", (event) => recording?.push(event.commandName));
+  return {
+    store,
+    client,
+    db,
+    dbName,
+    uri,
+    async commandsOf(op) {
+      const commands: string[] = [];
+      recording = commands;
+      try {
+        await op();
+      } finally {
+        recording = null;
+      }
+      return commands;
+    },
+  };
+}
+
+export const T0 = 1_750_000_000_000;
+
+/** A conversation with fixed times. */
+export function conv(id: string, extra: Partial<ConversationInput> = {}): ConversationInput {
+  return { id, userId: "user-1", createdAt: T0, updatedAt: T0, ...extra };
+}
+
+/** A user message at `T0 + offset`. */
+export function msg(
+  id: string,
+  conversationId: string,
+  offset: number,
+  extra: Partial<MessageInput> = {},
+): MessageInput {
+  return {
+    id,
+    conversationId,
+    userId: "user-1",
+    role: "user",
+    originalContent: `content of ${id}`,
+    timestamp: T0 + offset,
+    ...extra,
+  };
+}
+
+/** A trace of message `messageId`. */
+export function traceOf(
+  id: string,
+  messageId: string,
+  conversationId: string,
+  extra: Partial<TurnTraceInput> = {},
+): TurnTraceInput {
+  return {
+    id,
+    messageId,
+    conversationId,
+    agentId: "agent-1",
+    userId: "user-1",
+    timestamp: T0,
+    totalTokens: 10,
+    totalLatencyMs: 100,
+    ...extra,
+  };
+}
