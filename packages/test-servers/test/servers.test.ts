@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MongoClient } from "../../store-mongo/node_modules/mongodb";
+import { MongoClient } from "mongodb";
 import {
   createTestDatabase,
   dropTestDatabase,
@@ -113,8 +113,26 @@ describe("jongodb", () => {
     }
   }
 
-  it("prints a replica-set uri", () => {
-    expect(server.uri).toBe(`mongodb://127.0.0.1:${server.port}/test?replicaSet=rs0`);
+  it("gives a replica-set uri with polling server monitoring", () => {
+    expect(server.uri).toBe(
+      `mongodb://127.0.0.1:${server.port}/test?replicaSet=rs0&serverMonitoringMode=poll`,
+    );
+  });
+
+  it("starts a standalone server without a replica set on request", async () => {
+    const standalone = await startJongodb({ topology: "standalone" });
+    try {
+      expect(standalone.uri).not.toContain("replicaSet");
+      const client = new MongoClient(standalone.uri);
+      try {
+        const hello = await client.db("admin").command({ hello: 1 });
+        expect(hello.setName).toBeUndefined();
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await standalone.stop();
+    }
   });
 
   it("inserts and finds", async () => {
