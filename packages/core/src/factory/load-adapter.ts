@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -20,7 +21,16 @@ function isNotFound(error: unknown, packageName: string): boolean {
 /** Where the application lives: its working directory and the folder of its entry script. */
 function applicationBases(): string[] {
   const bases = [join(process.cwd(), "noop.js")];
-  if (process.argv[1]) bases.push(join(dirname(process.argv[1]), "noop.js"));
+  const entry = process.argv[1];
+  if (entry) {
+    bases.push(join(dirname(entry), "noop.js"));
+    // A bin reached through a symlink (node_modules/.bin) lives where the link points.
+    try {
+      bases.push(join(dirname(realpathSync(entry)), "noop.js"));
+    } catch {
+      // not a file: nothing more to try
+    }
+  }
   return bases;
 }
 

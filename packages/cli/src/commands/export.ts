@@ -1,0 +1,84 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { finished } from "node:stream/promises";
+import type { MessageStore } from "@message-store/core";
+import { dataLine, type ExportCounts, footerLine, headerLine } from "../ndjson.js";
+import { openStore } from "../open-store.js";
+import { writeLine } from "../output.js";
+import { describeStore, type StoreConfigObject } from "../store-spec.js";
+import { conversationPages, conversationTraces, messagePages } from "../walk.js";
+
+export interface ExportOptions {
+  /** File to write; standard output when absent or `-`. */
+  output?: string;
+  /** Only this user's conversations. */
+  user?: string;
+  /** Records read per call to the store. */
+  pageSize: number;
+}
+
+/**
+ * Writes every conversation of `store` as NDJSON: a header; then, by conversation id, the
+ * conversation, its messages in transcript order and its traces (timestamp, id ascending); then
+ * a footer with the counts. Keys are sorted and `lastActivityAt` (derived) is left out, so two
+ * exports of the same data are byte-identical whichever store holds it.
+ */
+export async function writeExport(
+  store: MessageStore,
+  sink: NodeJS.WritableStream,
+  options: Omit<ExportOptions, "output">,
+): Promise<ExportCounts> {
+  const counts: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
+  await writeLine(sink, headerLine());
+  for await (const page of conversationPages(store, options.pageSize, options.user)) {
+    for (const { lastActivityAt: _derived, ...conversation } of page) {
+      await writeLine(sink, dataLine("conversation", conversation));
+      counts.conversations++;
+      for await (const messages of messagePages(store, conversation.id, options.pageSize)) {
+        for (const message of messages) await writeLine(sink, dataLine("message", message));
+        counts.messages += messages.length;
+      }
+      for (const trace of await conversationTraces(store, conversation.id, options.pageSize)) {
+        await writeLine(sink, dataLine("turnTrace", trace));
+        counts.turnTraces++;
+      }
+    }
+  }
+  await writeLine(sink, footerLine(counts));
+  return counts;
+}
+
+/** `message-store export`: to a file (written to `<file>.partial`, renamed when complete) or stdout. */
+export async function exportCommand(
+  config: StoreConfigObject,
+  options: ExportOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<void> {
+  const store = await openStore(config);
+  try {
+    const toFile = options.output !== undefined && options.output !== "-";
+    let counts: ExportCounts;
+    if (toFile) {
+      const partial = `${options.output}.partial`;
+      const file = createWriteStream(partial);
+      try {
+        counts = await writeExport(store, file, options);
+        file.end();
+        await finished(file);
+      } catch (error) {
+        file.destroy();
+        await rm(partial, { force: true });
+        throw error;
+      }
+      await rename(partial, options.output!);
+    } else {
+      counts = await writeExport(store, io.stdout, options);
+    }
+    await writeLine(
+      io.stderr,
+      `exported ${counts.conversations} conversations, ${counts.messages} messages, ${counts.turnTraces} traces from ${describeStore(config)}${toFile ? ` to ${options.output}` : ""}`,
+    );
+  } finally {
+    await store.close().catch(() => {});
+  }
+}

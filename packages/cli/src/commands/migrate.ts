@@ -1,0 +1,193 @@
+import type { MessageStore } from "@message-store/core";
+import { BatchWriter } from "../batch-writer.js";
+import { CommandFailedError, UsageError } from "../cli-errors.js";
+import { formatCount, formatSeconds } from "../format/numbers.js";
+import { canonicalJson } from "../ndjson.js";
+import { openStore } from "../open-store.js";
+import { writeLine } from "../output.js";
+import { createProgress, type ProgressState } from "../progress.js";
+import { describeStore, type StoreConfigObject } from "../store-spec.js";
+import {
+  conversationPages,
+  countMessages,
+  countTraces,
+  messagePages,
+  tracePages,
+} from "../walk.js";
+
+export interface MigrateOptions {
+  /** Messages read and written per call. */
+  batchSize: number;
+  /** Draw a progress bar (stdout is a terminal) rather than plain lines. */
+  tty: boolean;
+}
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** What the source held for one migrated conversation. */
+interface Expected {
+  messages: number;
+  turnTraces: number;
+}
+
+const CONVERSATION_PAGE = 100;
+
+function conversations(n: number): string {
+  return `${formatCount(n)} conversation${n === 1 ? "" : "s"}`;
+}
+const VERIFY_CONCURRENCY = 8;
+
+async function countConversations(store: MessageStore): Promise<number> {
+  let total = 0;
+  for await (const page of conversationPages(store, 1000)) total += page.length;
+  return total;
+}
+
+/** Copies every conversation of `source` into `target`; returns what each held in the source. */
+async function copyAll(
+  source: MessageStore,
+  target: MessageStore,
+  options: MigrateOptions,
+  io: Io,
+): Promise<Map<string, Expected>> {
+  const state: ProgressState = {
+    done: 0,
+    total: await countConversations(source),
+    messages: 0,
+    turnTraces: 0,
+  };
+  const progress = createProgress({ stream: io.stdout, tty: options.tty, label: "migrate" });
+  const onInterrupt = () => {
+    progress.stop();
+    io.stderr.write(
+      "\ninterrupted: every write is an upsert, so running the same command again completes the migration\n",
+      () => process.exit(130),
+    );
+  };
+  process.once("SIGINT", onInterrupt);
+  const sync = () => {
+    state.total = Math.max(state.total, state.done);
+    state.messages = writer.written.messages;
+    state.turnTraces = writer.written.turnTraces;
+  };
+  const report = () => {
+    sync();
+    // No line before the first stored batch, so that none claims "0 messages".
+    if (state.messages + state.turnTraces > 0) progress.update(state);
+  };
+  const writer = new BatchWriter(target, options.batchSize, report);
+  const copied = new Map<string, Expected>();
+  try {
+    for await (const page of conversationPages(source, CONVERSATION_PAGE)) {
+      for (const conversation of page) {
+        const { id } = conversation;
+        await writer.conversation(conversation, `conversation ${JSON.stringify(id)}`);
+        const expected: Expected = { messages: 0, turnTraces: 0 };
+        for await (const messages of messagePages(source, id, options.batchSize)) {
+          expected.messages += messages.length;
+          await writer.messages(messages, (i) => `message ${JSON.stringify(messages[i]!.id)}`);
+        }
+        for await (const traces of tracePages(source, { conversationId: id }, options.batchSize)) {
+          expected.turnTraces += traces.length;
+          for (const trace of traces)
+            await writer.trace(trace, `trace ${JSON.stringify(trace.id)}`);
+        }
+        copied.set(id, expected);
+        state.done++;
+        report();
+      }
+    }
+    await writer.flush();
+    sync();
+    progress.finish(state);
+    return copied;
+  } catch (error) {
+    progress.stop();
+    throw error;
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+  }
+}
+
+/** Counts what `target` holds for each migrated id; returns one line per difference. */
+async function verify(target: MessageStore, expected: Map<string, Expected>) {
+  const found = { conversations: 0, messages: 0, turnTraces: 0 };
+  const problems: string[] = [];
+  const ids = [...expected.keys()];
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++]!;
+      const want = expected.get(id)!;
+      const exists = (await target.getConversation(id)) !== null;
+      const messages = await countMessages(target, id, 1000);
+      const turnTraces = await countTraces(target, id, 1000);
+      if (exists) found.conversations++;
+      found.messages += messages;
+      found.turnTraces += turnTraces;
+      const diffs: string[] = [];
+      if (!exists) diffs.push("conversation missing");
+      if (messages !== want.messages)
+        diffs.push(`messages ${want.messages} in source, ${messages} in target`);
+      if (turnTraces !== want.turnTraces)
+        diffs.push(`traces ${want.turnTraces} in source, ${turnTraces} in target`);
+      if (diffs.length > 0) problems.push(`${JSON.stringify(id)}: ${diffs.join(", ")}`);
+    }
+  };
+  await Promise.all(Array.from({ length: VERIFY_CONCURRENCY }, worker));
+  return { found, problems: problems.sort() };
+}
+
+/**
+ * `message-store migrate --from <store> --to <store>`: streams every conversation with its
+ * messages (batches of `batchSize`, transcript order) and traces into the target, by upserts, so
+ * an interrupted run is completed by running it again. Then counts what the target holds for the
+ * migrated ids (it may hold other data) and fails on any difference.
+ */
+export async function migrateCommand(
+  from: StoreConfigObject,
+  to: StoreConfigObject,
+  options: MigrateOptions,
+  io: Io,
+): Promise<void> {
+  if (canonicalJson(from) === canonicalJson(to))
+    throw new UsageError("--from and --to name the same store");
+  const started = Date.now();
+  const source = await openStore(from);
+  let target: MessageStore | null = null;
+  try {
+    target = await openStore(to);
+    await writeLine(io.stdout, `from: ${describeStore(from)}`);
+    await writeLine(io.stdout, `to:   ${describeStore(to)}`);
+    const expected = await copyAll(source, target, options, io);
+    const want = { conversations: expected.size, messages: 0, turnTraces: 0 };
+    for (const e of expected.values()) {
+      want.messages += e.messages;
+      want.turnTraces += e.turnTraces;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    await writeLine(
+      io.stdout,
+      `copied ${formatCount(want.conversations)} conversations, ${formatCount(want.messages)} messages, ${formatCount(want.turnTraces)} traces in ${formatSeconds(seconds, true)}`,
+    );
+    const { found, problems } = await verify(target, expected);
+    const ratio = (k: keyof typeof found) => `${formatCount(found[k])}/${formatCount(want[k])}`;
+    const verdict = problems.length === 0 ? "OK" : `MISMATCH in ${conversations(problems.length)}`;
+    await writeLine(
+      io.stdout,
+      `verify: target holds ${ratio("conversations")} conversations, ${ratio("messages")} messages, ${ratio("turnTraces")} traces of the migrated ids: ${verdict}`,
+    );
+    if (problems.length > 0) {
+      for (const line of problems.slice(0, 20)) await writeLine(io.stdout, `  ${line}`);
+      if (problems.length > 20) await writeLine(io.stdout, `  … and ${problems.length - 20} more`);
+      throw new CommandFailedError(
+        `verification failed: the target differs from the source in ${conversations(problems.length)}`,
+      );
+    }
+  } finally {
+    await Promise.allSettled([source.close(), target?.close()]);
+  }
+}
