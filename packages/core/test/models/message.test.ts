@@ -34,6 +34,12 @@ describe("MessageSchema", () => {
     });
   });
 
+  it("normalises -0 in an embedding to 0 (not every backend's text protocol keeps it)", () => {
+    const m = MessageSchema.parse({ ...minimal, embedding: [0.5, -0, 1] });
+    expect(Object.is(m.embedding?.[1], 0)).toBe(true);
+    expect(m.embedding).toEqual([0.5, 0, 1]);
+  });
+
   it("fills nested defaults of tool calls and entities", () => {
     const m = MessageSchema.parse({
       ...minimal,
