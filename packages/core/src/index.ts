@@ -43,8 +43,9 @@ export {
   type StoreConfig,
 } from "./factory/config.js";
 export { registerStorage, type StorageFactory } from "./factory/initialize.js";
-export { MessageStore, type SequencedMessage } from "./message-store.js";
+export { MessageStore } from "./message-store.js";
 export type { MessageStoreApi, StoreCapabilities } from "./message-store-api.js";
+export { MessageStoreHooks, type SequencedMessage } from "./message-store-hooks.js";
 export * from "./models/conversation.js";
 export * from "./models/json.js";
 export * from "./models/message.js";

@@ -1,19 +1,14 @@
 import { z } from "zod";
 import { compressMessages } from "./context/compress-messages.js";
-import {
-  NotFoundError,
-  StoreClosedError,
-  UnsupportedOperationError,
-  ValidationError,
-} from "./errors.js";
+import { StoreClosedError, UnsupportedOperationError, ValidationError } from "./errors.js";
 import type { StoreConfig } from "./factory/config.js";
 import { initializeStore } from "./factory/initialize.js";
-import type { MessageStoreApi, StoreCapabilities } from "./message-store-api.js";
+import type { MessageStoreApi } from "./message-store-api.js";
+import { MessageStoreHooks } from "./message-store-hooks.js";
 import {
   type Conversation,
   type ConversationInput,
   ConversationInputSchema,
-  type ConversationRecord,
 } from "./models/conversation.js";
 import { type Message, type MessageInput, MessageSchema } from "./models/message.js";
 import {
@@ -28,29 +23,20 @@ import {
   type PageOptions,
   PageOptionsSchema,
   type SearchHit,
-  type SearchQuery,
   type SearchQueryInput,
   SearchQuerySchema,
-  type TurnTraceFilter,
   type TurnTraceQueryInput,
   TurnTraceQuerySchema,
   type UsageBucket,
-  type UsageQuery,
   type UsageQueryInput,
   UsageQuerySchema,
 } from "./models/queries.js";
 import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "./models/turn-trace.js";
-import { type ConversationKey, cursors, type MessageKey, type TraceKey } from "./paging/cursor.js";
+import { cursors } from "./paging/cursor.js";
 import { compareIds } from "./paging/ordering.js";
-import { type PageRequest, toPage } from "./paging/page-request.js";
+import { toPage } from "./paging/page-request.js";
 import { UserScopedStore } from "./scoped/user-scoped-store.js";
 import { parseId, parseInput } from "./validation.js";
-
-/** A message with the store-assigned receipt order that breaks timestamp ties. */
-export interface SequencedMessage {
-  message: Message;
-  sequence: number;
-}
 
 const MessageBatchSchema = z.array(MessageSchema).max(100_000);
 const ContextSizeSchema = z.number().int().min(0).max(1_000_000);
@@ -66,15 +52,14 @@ const asyncDispose: typeof Symbol.asyncDispose =
  * before closing, and turn keyset rows into pages and cursors; hooks receive validated records
  * and throw core's errors with their adapter name.
  */
-export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
+export abstract class MessageStore
+  extends MessageStoreHooks
+  implements MessageStoreApi, AsyncDisposable
+{
   /** Creates, connects and initialises the store named by `config.storage`. See `StoreConfig`. */
   static initialize(config: StoreConfig): Promise<MessageStore> {
     return initializeStore(config);
   }
-
-  /** Short adapter name, used as the error prefix: `[message-store] [name] …`. */
-  abstract readonly adapterName: string;
-  readonly capabilities: StoreCapabilities = { semanticSearch: false };
 
   #closed = false;
   #closing: Promise<void> | null = null;
@@ -289,61 +274,6 @@ export abstract class MessageStore implements MessageStoreApi, AsyncDisposable {
 
   [asyncDispose](): Promise<void> {
     return this.close();
-  }
-
-  // ---- hooks: what an adapter implements. Inputs are validated; ids are plain strings. ----
-
-  /** Upsert; resolve to the stored conversation with `lastActivityAt`. */
-  protected abstract putConversation(conversation: ConversationRecord): Promise<Conversation>;
-  protected abstract readConversation(id: string): Promise<Conversation | null>;
-  /** Rows after `page.after` in `(lastActivityAt desc, id asc)` order, at most `page.take`. */
-  protected abstract listConversationsByUser(
-    userId: string,
-    page: PageRequest<ConversationKey>,
-  ): Promise<Conversation[]>;
-  /** Conversations (of `userId` when not null) with id after `page.after`, by id ascending (code-point order), at most `page.take`. */
-  protected abstract listAllConversations(
-    userId: string | null,
-    page: PageRequest<string>,
-  ): Promise<Conversation[]>;
-  /** Cascade delete; `false` when absent. */
-  protected abstract removeConversation(id: string): Promise<boolean>;
-  /** Atomic batch upsert with the integrity rules; resolve in input order. Ids are unique. */
-  protected abstract putMessages(messages: Message[]): Promise<Message[]>;
-  protected abstract readMessage(id: string): Promise<Message | null>;
-  /** Resolve to the updated message, or `null` when there is none (core throws `NotFoundError`). */
-  protected abstract setMessageFlag(id: string, flagged: boolean): Promise<Message | null>;
-  /** Rows after `page.after` in `(timestamp, sequence)` order, at most `page.take`. */
-  protected abstract listMessages(
-    conversationId: string,
-    page: PageRequest<MessageKey>,
-  ): Promise<SequencedMessage[]>;
-  /** The newest `n` (≥ 1) non-flagged messages, returned oldest first. */
-  protected abstract readImmediateContext(conversationId: string, n: number): Promise<Message[]>;
-  protected abstract putTurnTrace(trace: TurnTrace): Promise<TurnTrace>;
-  protected abstract readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null>;
-  /** Matching rows after `page.after` in `(timestamp desc, id desc)` order, at most `page.take`. */
-  protected abstract listTurnTraces(
-    filter: TurnTraceFilter,
-    page: PageRequest<TraceKey>,
-  ): Promise<TurnTrace[]>;
-  /** Use `summarizeTraces` or `finalizeUsage` from core so numbers match other adapters. */
-  protected abstract aggregateUsage(query: UsageQuery): Promise<UsageBucket[]>;
-  protected abstract removeUserData(userId: string): Promise<DeletedCounts>;
-  /** Only called when `capabilities.semanticSearch`; return at least the top `query.limit` hits. */
-  protected searchByEmbedding(_query: SearchQuery): Promise<SearchHit[]> {
-    return Promise.reject(
-      new UnsupportedOperationError("semantic search is not implemented", {
-        adapter: this.adapterName,
-      }),
-    );
-  }
-  /** Release resources. Called once, after calls in flight settled. */
-  protected abstract closeStore(): Promise<void>;
-
-  /** A `NotFoundError` with this adapter's prefix. */
-  protected notFound(message: string): NotFoundError {
-    return new NotFoundError(message, { adapter: this.adapterName });
   }
 
   // ---- plumbing ----
