@@ -37,7 +37,7 @@ const SERVER_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "53300", "3D
 
 /** Messages of driver-side failures that carry no code. */
 const CONNECTION_MESSAGES =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|connection error|pool after calling end|ECONNREFUSED|getaddrinfo|invalid url|socket/i;
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|connection error|pool after calling end|ECONNREFUSED|getaddrinfo|invalid url|socket|query read timeout/i;
 
 /** Query was cancelled: `statement_timeout` fired (or an operator cancelled it). */
 const QUERY_CANCELED = "57014";

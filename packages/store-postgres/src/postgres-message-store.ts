@@ -89,9 +89,9 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   static async #openResolved(config: ResolvedPostgresConfig): Promise<PostgresMessageStore> {
-    if (config.pool && config.statement_timeout_ms !== undefined) {
+    if (config.pool && (config.statement_timeout_ms ?? config.query_timeout_ms) !== undefined) {
       throw new ConfigurationError(
-        "statement_timeout_ms applies to pools the store creates from a dsn; set statement_timeout on your own pool instead",
+        "statement_timeout_ms and query_timeout_ms apply to pools the store creates from a dsn; set statement_timeout/query_timeout on your own pool instead",
         { adapter: ADAPTER },
       );
     }

@@ -35,6 +35,11 @@ export const PostgresConfigSchema = z
     statement_timeout_ms: Positive.optional(),
     /** How long to wait for a connection, in ms (default 10000). */
     connect_timeout_ms: Positive.default(10_000),
+    /**
+     * Client-side limit for one query, in ms, so a frozen server or a partition cannot hang a
+     * call (default `statement_timeout_ms` + 5000, else 60000). Pools the store creates only.
+     */
+    query_timeout_ms: Positive.optional(),
   })
   .refine(
     (c) => (c.dsn === undefined) !== (c.pool === undefined),
