@@ -8,6 +8,9 @@ export const COLLECTIONS = {
   turnTraces: "turn_traces",
 } as const;
 
+/** The unique index on `{ conversationId, sequence }` of the messages collection. */
+export const SEQUENCE_INDEX = "messages_conversation_sequence";
+
 /**
  * The indexes created (idempotently) by `initialize`, by collection. Names are fixed so that
  * operators can recognise them; an existing index with the same name and other keys or options
@@ -28,6 +31,9 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
       name: "messages_conversation_order",
       key: { conversationId: 1, timestamp: 1, sequence: 1 },
     },
+    // Sequence numbers are unique per conversation even if the server hands one block of numbers
+    // to two writers; the loser's insert fails here and it retries with a new block.
+    { name: SEQUENCE_INDEX, key: { conversationId: 1, sequence: 1 }, unique: true },
     // Moderation: a user's flagged messages, newest first. Partial, so it stays as small as the
     // number of flagged messages.
     {

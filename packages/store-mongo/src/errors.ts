@@ -14,6 +14,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from "mongodb";
+import { SEQUENCE_INDEX } from "./collections.js";
 
 /** The adapter name: the `[mongodb]` in every error message. */
 export const ADAPTER = "mongodb";
@@ -39,6 +40,30 @@ export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
 }
 
+const SEQUENCE_INDEX_IN_MESSAGE = new RegExp(`index: ${SEQUENCE_INDEX}(?![\\w$])`);
+
+/**
+ * True for a duplicate key on the unique `{ conversationId, sequence }` index of the messages, as
+ * opposed to a duplicate `_id`. A single write's error names the index by `keyPattern` (or
+ * `keyValue`); a bulk write's errors keep only the server's message, which names the index
+ * (`… index: messages_conversation_sequence dup key: …`), and so do servers that report the
+ * duplicate as a command error rather than a write error.
+ */
+export function isSequenceConflict(error: unknown): boolean {
+  if (!isDuplicateKey(error)) return false;
+  const e = error as MongoServerError & {
+    keyPattern?: unknown;
+    keyValue?: unknown;
+    writeErrors?: unknown;
+  };
+  for (const key of [e.keyPattern, e.keyValue]) {
+    if (key !== null && typeof key === "object") return "sequence" in key;
+  }
+  const writeErrors = Array.isArray(e.writeErrors) ? (e.writeErrors as { errmsg?: unknown }[]) : [];
+  const messages = [e.message, e.errmsg, ...writeErrors.map((w) => w.errmsg)];
+  return messages.some((m) => typeof m === "string" && SEQUENCE_INDEX_IN_MESSAGE.test(m));
+}
+
 /** True when the server is unreachable or the connection was lost (the outcome may be unknown). */
 export function isConnectionFailure(error: unknown): boolean {
   return (
@@ -51,7 +76,12 @@ export function isConnectionFailure(error: unknown): boolean {
     (error instanceof MongoError && error.name === "MongoOperationTimeoutError") ||
     (error instanceof MongoServerError &&
       typeof error.code === "number" &&
-      UNAVAILABLE_CODES.has(error.code))
+      UNAVAILABLE_CODES.has(error.code)) ||
+    // A bulk write lost mid-flight arrives as a MongoBulkWriteError wrapping the network error.
+    (error instanceof MongoServerError &&
+      error.errorResponse instanceof Error &&
+      error.errorResponse !== error &&
+      isConnectionFailure(error.errorResponse))
   );
 }
 

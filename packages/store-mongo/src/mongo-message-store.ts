@@ -147,7 +147,9 @@ export class MongoMessageStore extends MessageStore {
         { $set: { isFlagged: flagged } },
         { returnDocument: "after" },
       );
-      return doc ? toMessage(doc) : null;
+      // The flag comes from the call, not the returned document: a server that returns an
+      // outdated version under concurrency (jongodb) must not contradict the write just made.
+      return doc ? toMessage({ ...doc, isFlagged: flagged }) : null;
     });
   }
 

@@ -15,6 +15,13 @@ const MAX_ATTEMPTS = 100;
  *   the existing `_id` (duplicate key). A second update then sets the fields but not
  *   `lastActivityAt`, which already equals `lastMessageAt` unless the previous `updatedAt` was
  *   newer still; only then a third (compare-and-set) update lowers it to `lastMessageAt`.
+ *
+ * The second update's returned (previous) document decides whether the third is needed. An
+ * outdated one sent into the compare-and-set is harmless (its filter fails and it reads afresh);
+ * one that wrongly shows `lastActivityAt` already equal to `lastMessageAt` would leave the
+ * previous, newer `updatedAt` as activity. That needs a server returning outdated documents
+ * (jongodb under concurrency) and a concurrent upsert of the same conversation moving `updatedAt`
+ * past the newest message; checking it would cost a round trip on every such update.
  */
 export async function upsertConversation(
   ctx: MongoContext,

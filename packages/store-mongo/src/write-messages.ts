@@ -1,9 +1,21 @@
-import { IntegrityError, type Message } from "@message-store/core";
+import { IntegrityError, type Message, StorageError } from "@message-store/core";
 import type { AnyBulkWriteOperation, ClientSession } from "mongodb";
 import { inTransaction, type MongoContext } from "./collections.js";
 import { type MessageDoc, messageFields } from "./documents.js";
-import { ADAPTER, isConnectionFailure, isDuplicateKey } from "./errors.js";
-import { type Reservation, reserveSequences, undoActivity } from "./sequence-reservation.js";
+import { ADAPTER, isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
+import {
+  carryUndo,
+  type Reservation,
+  repairActivity,
+  reserveSequences,
+  undoActivity,
+} from "./sequence-reservation.js";
+
+/**
+ * How many blocks of sequence numbers a write tries before giving up. Only a server that hands one
+ * block to two writers (or a rewound `lastSequence`) makes a block collide with stored messages.
+ */
+const MAX_SEQUENCE_ATTEMPTS = 20;
 
 /**
  * Upserts a batch of messages, all or nothing, with the integrity rules of the contract.
@@ -14,42 +26,118 @@ import { type Reservation, reserveSequences, undoActivity } from "./sequence-res
  *    message keeps its sequence (`$setOnInsert`), and one that exists in another conversation
  *    makes the upsert insert a duplicate `_id`, which is the `IntegrityError`. A single message is
  *    one atomic document write; a larger batch runs in a transaction when the deployment has them.
- * 3. On a definite failure the activity moved in step 1 is taken back.
+ * 3. An insert whose sequence is already taken in its conversation fails on the unique
+ *    `{ conversationId, sequence }` index; the batch then reserves new blocks and is written again
+ *    (see {@link writeAttempt}).
+ * 4. On a definite failure that wrote nothing, the activity moved in step 1 is taken back; after
+ *    a written batch that collided, the activity is checked against the newest stored message.
  */
 export async function writeMessages(ctx: MongoContext, messages: Message[]): Promise<void> {
   const groups = groupByConversation(messages);
   if (!ctx.transactions && messages.length > 1) await assertNoneMoves(ctx, messages);
   const reservations: Reservation[] = [];
+  // A failed bulk write without a transaction may have stored part of the batch; the activity
+  // moved for those messages must then stay.
+  let maybePartial = false;
+  let conflict: unknown = null;
   try {
-    for (const [conversationId, group] of groups) {
-      const r = await reserveSequences(ctx, conversationId, group.count, group.maxTimestamp);
-      if (!r) {
-        throw new IntegrityError(`conversation ${JSON.stringify(conversationId)} does not exist`, {
-          adapter: ADAPTER,
-        });
-      }
-      reservations.push(r);
-    }
-    const next = new Map(reservations.map((r) => [r.conversationId, r.firstSequence]));
-    const ops = messages.map((m) => {
-      const sequence = next.get(m.conversationId)!;
-      next.set(m.conversationId, sequence + 1);
-      return upsert(m, sequence);
-    });
-    await retryDuplicateOnce(() => write(ctx, ops)).catch((error: unknown) => {
-      if (!isDuplicateKey(error)) throw error;
-      const which =
-        messages.length === 1
-          ? `message ${JSON.stringify(messages[0]!.id)}`
-          : "a message of the batch";
-      throw new IntegrityError(
-        `${which} already exists in another conversation; an upsert cannot move it`,
-        { adapter: ADAPTER, cause: error },
+    const highest = new Map<string, number>();
+    let written = false;
+    for (let attempt = 1; attempt <= MAX_SEQUENCE_ATTEMPTS && !written; attempt++) {
+      const blocks = await reserveAll(ctx, groups, reservations);
+      // A retry's block must come after the previous one, or the batch would lose its array order.
+      const ordered = blocks.every(
+        (r) => r.firstSequence > (highest.get(r.conversationId) ?? Number.NEGATIVE_INFINITY),
       );
+      for (const r of blocks) {
+        highest.set(r.conversationId, Math.max(highest.get(r.conversationId) ?? 0, r.lastSequence));
+      }
+      if (!ordered) continue;
+      maybePartial ||= !ctx.transactions && messages.length > 1;
+      try {
+        await writeAttempt(ctx, messages, blocks);
+        written = true;
+      } catch (error) {
+        if (!isSequenceConflict(error)) throw error;
+        conflict = error;
+      }
+    }
+    if (!written) {
+      throw new StorageError(
+        `no block of sequence numbers in ${MAX_SEQUENCE_ATTEMPTS} attempts was free in conversation ${[...groups.keys()].map((id) => JSON.stringify(id)).join(", ")}`,
+        { adapter: ADAPTER, cause: conflict },
+      );
+    }
+  } catch (error) {
+    if (!maybePartial && !isConnectionFailure(error)) await undoActivity(ctx, reservations);
+    throw error;
+  }
+  // Written. After a collision (a server returning outdated documents), the activity may need
+  // setting forward again; see `repairActivity`.
+  if (conflict !== null) {
+    for (const conversationId of groups.keys()) await repairActivity(ctx, conversationId);
+  }
+}
+
+/** Reserves a block in each conversation of the batch, adding the reservations to `made`. */
+async function reserveAll(
+  ctx: MongoContext,
+  groups: Map<string, Group>,
+  made: Reservation[],
+): Promise<Reservation[]> {
+  const blocks: Reservation[] = [];
+  for (const [conversationId, group] of groups) {
+    const r = await reserveSequences(ctx, conversationId, group.count, group.maxTimestamp);
+    if (!r) {
+      throw new IntegrityError(`conversation ${JSON.stringify(conversationId)} does not exist`, {
+        adapter: ADAPTER,
+      });
+    }
+    carryUndo(made, r);
+    made.push(r);
+    blocks.push(r);
+  }
+  return blocks;
+}
+
+/**
+ * Writes the whole batch with sequences from `blocks`, in array order per conversation.
+ *
+ * After a sequence collision the caller runs this again with new, greater blocks, for the whole
+ * batch: with a transaction nothing of the failed attempt was stored; without one, an ordered bulk
+ * write stored the messages before the colliding one, and their upserts now only update (an
+ * existing message keeps its sequence), so they keep their numbers from the earlier block and
+ * the rest take numbers after it. Array order holds either way.
+ */
+async function writeAttempt(
+  ctx: MongoContext,
+  messages: Message[],
+  blocks: Reservation[],
+): Promise<void> {
+  const next = new Map(blocks.map((r) => [r.conversationId, r.firstSequence]));
+  const ops = messages.map((m) => {
+    const sequence = next.get(m.conversationId)!;
+    next.set(m.conversationId, sequence + 1);
+    return upsert(m, sequence);
+  });
+  try {
+    await write(ctx, ops).catch((error: unknown) => {
+      // Two concurrent upserts of one new id both try to insert; the loser's duplicate `_id` is
+      // legal, and a second attempt then updates.
+      if (isDuplicateKey(error) && !isSequenceConflict(error)) return write(ctx, ops);
+      throw error;
     });
   } catch (error) {
-    if (!isConnectionFailure(error)) await undoActivity(ctx, reservations);
-    throw error;
+    if (!isDuplicateKey(error) || isSequenceConflict(error)) throw error;
+    // A duplicate `_id` that persists: the id lives in another conversation.
+    const which =
+      messages.length === 1
+        ? `message ${JSON.stringify(messages[0]!.id)}`
+        : "a message of the batch";
+    throw new IntegrityError(
+      `${which} already exists in another conversation; an upsert cannot move it`,
+      { adapter: ADAPTER, cause: error },
+    );
   }
 }
 
@@ -94,20 +182,6 @@ async function write(ctx: MongoContext, ops: Upsert[]): Promise<void> {
     );
   } else {
     await ctx.messages.bulkWrite(ops, { ordered: true });
-  }
-}
-
-/**
- * Two concurrent upserts of one new id both try to insert; the loser gets a duplicate key error
- * although its upsert is legal. A second attempt then updates. A duplicate that persists means
- * the id lives in another conversation.
- */
-async function retryDuplicateOnce<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
-    return operation();
   }
 }
 

@@ -1,17 +1,6 @@
 import { isMessageStoreError } from "@message-store/core";
 import { describe, expect, inject, it } from "vitest";
-import { conv, type Fixture, msg, openFixture, T0, traceOf } from "./helpers.js";
-
-async function transcript(f: Fixture, conversationId: string, limit?: number): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await f.store.getMessagesByConversationId(conversationId, { limit, cursor });
-    ids.push(...page.items.map((m) => m.id));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return ids;
-}
+import { conv, transcript as ids, msg, openFixture, T0, traceOf } from "./helpers.js";
 
 describe.each([
   { name: "server under test", standalone: false },
@@ -22,9 +11,9 @@ describe.each([
     await f.store.storeConversation(conv("c"));
     const ms = Array.from({ length: 60 }, (_, i) => msg(`p-${i}`, "c", i % 3));
     await Promise.all(ms.map((m) => f.store.storeMessage(m)));
-    const all = await transcript(f, "c");
+    const all = await ids(f.store, "c");
     expect(new Set(all).size).toBe(60);
-    expect(await transcript(f, "c", 1)).toEqual(all);
+    expect(await ids(f.store, "c", 1)).toEqual(all);
     const raw = await f.db.collection("messages").find({ conversationId: "c" }).toArray();
     expect(new Set(raw.map((d) => d.sequence)).size).toBe(60);
     expect((await f.store.getConversation("c"))?.lastActivityAt).toBe(T0 + 2);
@@ -45,7 +34,7 @@ describe.each([
       msg("m", "c", 5, { originalContent: `e${i}` }),
     );
     await Promise.all(edits.map((m) => f.store.storeMessage(m)));
-    expect(await transcript(f, "c")).toEqual(["m", "m0"]);
+    expect(await ids(f.store, "c")).toEqual(["m", "m0"]);
   });
 
   it("parallel traces for one message: exactly one wins", async () => {
@@ -86,7 +75,7 @@ describe.each([
         Array.from({ length: 10 }, (_, i) => msg(`b${b}-${9 - i}`, "c", 0)),
       );
       await Promise.all(batches.map((batch) => f.store.storeMessages(batch)));
-      const order = await transcript(f, "c");
+      const order = await ids(f.store, "c");
       expect(order).toHaveLength(100);
       for (const batch of batches) {
         const ids = batch.map((m) => m.id);
@@ -103,6 +92,6 @@ describe.each([
       Array.from({ length: 10 }, () => f.store.deleteConversation("c")),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await transcript(f, "c")).toEqual([]);
+    expect(await ids(f.store, "c")).toEqual([]);
   });
 });

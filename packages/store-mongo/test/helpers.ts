@@ -64,6 +64,18 @@ export async function openFixture(options: { standalone?: boolean } = {}): Promi
   };
 }
 
+/**
+ * A store on another new database through the same client (and command recording) as `f`. Keeps
+ * repeated rounds fast: jongodb's writes slow down as a collection grows.
+ */
+export async function nextDatabase(f: Fixture): Promise<Fixture> {
+  const dbName = uniqueDbName();
+  const db = f.client.db(dbName);
+  databases.push(db);
+  const store = await MongoMessageStore.open({ storage: "mongodb", client: f.client, db: dbName });
+  return { ...f, store, db, dbName };
+}
+
 export const T0 = 1_750_000_000_000;
 
 /** A conversation with fixed times. */
@@ -107,4 +119,20 @@ export function traceOf(
     totalLatencyMs: 100,
     ...extra,
   };
+}
+
+/** The ids of a conversation's transcript, read page by page (`limit` per page, or all at once). */
+export async function transcript(
+  store: MongoMessageStore,
+  conversationId: string,
+  limit?: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.getMessagesByConversationId(conversationId, { limit, cursor });
+    ids.push(...page.items.map((m) => m.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
 }

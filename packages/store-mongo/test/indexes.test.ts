@@ -50,6 +50,12 @@ describe("indexes", () => {
           partialFilterExpression: null,
         },
         {
+          name: "messages_conversation_sequence",
+          key: { conversationId: 1, sequence: 1 },
+          unique: true,
+          partialFilterExpression: null,
+        },
+        {
           name: "messages_flagged",
           key: { userId: 1, timestamp: -1 },
           unique: false,
