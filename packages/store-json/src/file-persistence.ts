@@ -1,4 +1,4 @@
-import { mkdir, realpath, rename, unlink } from "node:fs/promises";
+import { mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IntegrityError, StoreLockedError } from "@message-store/core";
 import { FileLock } from "./file-lock.js";
@@ -8,13 +8,36 @@ import { MemoryState } from "./memory-state.js";
 import {
   applyOperation,
   checkOperation,
-  decodeOperation,
-  encodeOperation,
+  decodeLine,
+  encodeGroup,
   type Operation,
 } from "./operations.js";
 import { processWide } from "./process-wide.js";
 import { ADAPTER, corruptData } from "./record-schemas.js";
 import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
+
+/**
+ * When the journal is folded into the main file: past `bytes`, or — when `growWithMainFile`
+ * (no `compact_threshold_bytes` configured) — past half the main file's size if that is larger.
+ * A compaction rewrites the whole file, so a fixed threshold made writing N messages cost
+ * O(N²) bytes of compaction; a threshold proportional to the file keeps the cost per written
+ * byte constant (each compaction writes at most 3 bytes per journal byte), and the journal to
+ * replay on open at most half the main file.
+ */
+export interface CompactionPolicy {
+  bytes: number;
+  growWithMainFile: boolean;
+}
+
+const MAIN_FILE_SHARE = 0.5;
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
 
 /** Paths open in this process (shared by every copy of this package). */
 const openPaths = processWide("open-paths", () => new Set<string>());
@@ -53,7 +76,7 @@ function replay(
   let obsolete = 0;
   for (const line of contents?.lines ?? []) {
     const location = `${path}:${line.lineNumber}`;
-    const { gen, op } = decodeOperation(line.value, location);
+    const { gen, ops } = decodeLine(line.value, location);
     if (gen < generation) {
       obsolete++;
       continue;
@@ -64,16 +87,18 @@ function replay(
         location,
       );
     }
-    try {
-      checkOperation(state, op);
-    } catch (error) {
-      if (!(error instanceof IntegrityError)) throw error;
-      throw corruptData(
-        `journal line ${line.lineNumber} does not apply to the main file: ${error.message}`,
-        location,
-      );
+    for (const op of ops) {
+      try {
+        checkOperation(state, op);
+      } catch (error) {
+        if (!(error instanceof IntegrityError)) throw error;
+        throw corruptData(
+          `journal line ${line.lineNumber} does not apply to the main file: ${error.message}`,
+          location,
+        );
+      }
+      applyOperation(state, op);
     }
-    applyOperation(state, op);
   }
   return obsolete;
 }
@@ -91,6 +116,8 @@ function replay(
 export class FilePersistence {
   #generation: number;
   #compactAt: number;
+  /** The journal size that triggers a compaction, given the main file's size. */
+  readonly #threshold: (mainBytes: number) => number;
 
   private constructor(
     readonly files: StoreFiles,
@@ -98,14 +125,18 @@ export class FilePersistence {
     private readonly lock: FileLock,
     private readonly journal: Journal,
     generation: number,
-    private readonly threshold: number,
+    policy: CompactionPolicy,
+    mainBytes: number,
   ) {
     this.#generation = generation;
-    this.#compactAt = threshold;
+    this.#threshold = policy.growWithMainFile
+      ? (main) => Math.max(policy.bytes, Math.floor(main * MAIN_FILE_SHARE))
+      : () => policy.bytes;
+    this.#compactAt = this.#threshold(mainBytes);
   }
 
   /** Locks, loads and replays; finishes an interrupted compaction. */
-  static async open(path: string, threshold: number): Promise<FilePersistence> {
+  static async open(path: string, policy: CompactionPolicy): Promise<FilePersistence> {
     const files = await resolveFiles(path);
     if (openPaths.has(files.main)) {
       throw new StoreLockedError(`cannot open ${files.main}: it is already open in this process`, {
@@ -124,7 +155,16 @@ export class FilePersistence {
       const obsolete = replay(state, contents, generation, files.journal);
       // Everything read is valid; from here on writing is safe.
       journal = await Journal.open(files.journal, contents, await fileMode(files.main));
-      const persistence = new FilePersistence(files, state, lock, journal, generation, threshold);
+      const mainBytes = await fileSize(files.main);
+      const persistence = new FilePersistence(
+        files,
+        state,
+        lock,
+        journal,
+        generation,
+        policy,
+        mainBytes,
+      );
       if (snapshot === null || obsolete > 0) await persistence.compact();
       await unlink(files.temp).catch(() => undefined);
       return persistence;
@@ -140,10 +180,13 @@ export class FilePersistence {
     return this.state;
   }
 
-  /** Makes `op` durable. Call after it was checked and before it is applied. */
-  async commit(op: Operation): Promise<void> {
+  /**
+   * Makes `ops` durable, all or none: one journal line, one fdatasync. Call after they were
+   * checked and before they are applied.
+   */
+  async commit(ops: readonly Operation[]): Promise<void> {
     if (this.journal.broken) await this.compact();
-    await this.journal.append(encodeOperation(op, this.#generation));
+    await this.journal.append(encodeGroup(ops, this.#generation));
   }
 
   /** Compacts once the journal passed the threshold. A failure here loses nothing: retried later. */
@@ -152,7 +195,7 @@ export class FilePersistence {
     try {
       await this.compact();
     } catch {
-      this.#compactAt = this.journal.size + this.threshold;
+      this.#compactAt = this.journal.size + this.#threshold(0);
     }
   }
 
@@ -174,7 +217,7 @@ export class FilePersistence {
       throw storageError("sync the directory of", this.files.main, error);
     }
     await this.journal.reset();
-    this.#compactAt = this.threshold;
+    this.#compactAt = this.#threshold(await fileSize(this.files.main));
   }
 
   /** Compacts if anything is journaled, removes the journal, releases the lock. */

@@ -21,8 +21,9 @@ import {
   type UsageBucket,
   type UsageQuery,
 } from "@message-store/core";
-import { cloneJson } from "./clone.js";
+import { cloneJson, cloneMessage, cloneTrace } from "./clone.js";
 import { FilePersistence } from "./file-persistence.js";
+import { GroupCommit } from "./group-commit.js";
 import {
   immediateContext,
   listConversations,
@@ -34,13 +35,16 @@ import {
 } from "./memory-queries.js";
 import { conversationRecord, conversationView, MemoryState } from "./memory-state.js";
 import { Mutex } from "./mutex.js";
-import { applyOperation, checkOperation, type Operation, type ResultOf } from "./operations.js";
+import type { Operation, ResultOf } from "./operations.js";
 import { ADAPTER } from "./record-schemas.js";
 
 /** The `path` that keeps everything in memory: nothing is read or written on disk. */
 export const MEMORY_PATH = ":memory:";
 
-/** Journal size that triggers compaction into the main file when none is configured: 8 MiB. */
+/**
+ * Journal size that triggers compaction into the main file when none is configured: 8 MiB, or
+ * half the main file's size once that is larger (see `CompactionPolicy`).
+ */
 export const DEFAULT_COMPACT_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -77,11 +81,13 @@ export class JsonMessageStore extends MessageStore {
   readonly #state: MemoryState;
   readonly #persistence: FilePersistence | null;
   readonly #mutex = new Mutex();
+  readonly #commits: GroupCommit;
 
   private constructor(state: MemoryState, persistence: FilePersistence | null) {
     super();
     this.#state = state;
     this.#persistence = persistence;
+    this.#commits = new GroupCommit(state, persistence, this.#mutex);
     this.path = persistence?.files.main ?? MEMORY_PATH;
   }
 
@@ -94,8 +100,11 @@ export class JsonMessageStore extends MessageStore {
   static async open(options: JsonMessageStoreOptions): Promise<JsonMessageStore> {
     const config = parseJsonConfig(options);
     if (config.path === MEMORY_PATH) return new JsonMessageStore(new MemoryState(), null);
-    const threshold = config.compact_threshold_bytes ?? DEFAULT_COMPACT_THRESHOLD_BYTES;
-    const persistence = await FilePersistence.open(config.path, threshold);
+    const configured = config.compact_threshold_bytes;
+    const persistence = await FilePersistence.open(config.path, {
+      bytes: configured ?? DEFAULT_COMPACT_THRESHOLD_BYTES,
+      growWithMainFile: configured === undefined,
+    });
     return new JsonMessageStore(persistence.memoryState, persistence);
   }
 
@@ -109,15 +118,9 @@ export class JsonMessageStore extends MessageStore {
     });
   }
 
-  /** Check, journal, apply — one write at a time, so the journal order is the apply order. */
+  /** Check, journal, apply — in call order, concurrent writes sharing one fdatasync. */
   #write<O extends Operation>(op: O): Promise<ResultOf<O>> {
-    return this.#mutex.run(async () => {
-      const changes = checkOperation(this.#state, op);
-      if (changes) await this.#persistence?.commit(op);
-      const result = applyOperation(this.#state, op);
-      if (changes) await this.#persistence?.afterCommit();
-      return result;
-    });
+    return this.#commits.write(op);
   }
 
   protected async putConversation(conversation: ConversationRecord): Promise<Conversation> {
@@ -152,18 +155,19 @@ export class JsonMessageStore extends MessageStore {
   }
 
   protected async putMessages(messages: Message[]): Promise<Message[]> {
-    const stored = await this.#write({ op: "putMessages", messages: messages.map(cloneJson) });
-    return stored.map(cloneJson);
+    // The store keeps copies; the caller gets back the records it handed in, which are equal.
+    await this.#write({ op: "putMessages", messages: messages.map(cloneMessage) });
+    return messages;
   }
 
   protected async readMessage(id: string): Promise<Message | null> {
     const entry = this.#state.messages.get(id);
-    return entry ? cloneJson(entry.message) : null;
+    return entry ? cloneMessage(entry.message) : null;
   }
 
   protected async setMessageFlag(id: string, flagged: boolean): Promise<Message | null> {
     const message = await this.#write({ op: "flagMessage", id, flagged });
-    return message && cloneJson(message);
+    return message && cloneMessage(message);
   }
 
   protected async listMessages(
@@ -178,14 +182,14 @@ export class JsonMessageStore extends MessageStore {
   }
 
   protected async putTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    const stored = await this.#write({ op: "putTurnTrace", trace: cloneJson(trace) });
-    return cloneJson(stored);
+    await this.#write({ op: "putTurnTrace", trace: cloneTrace(trace) });
+    return trace;
   }
 
   protected async readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
     const id = this.#state.traceIdByMessage.get(messageId);
     const trace = id === undefined ? undefined : this.#state.traces.get(id);
-    return trace ? cloneJson(trace) : null;
+    return trace ? cloneTrace(trace) : null;
   }
 
   protected async listTurnTraces(

@@ -16,11 +16,36 @@ function numberText(x: number): string {
   return x === 0 && 1 / x < 0 ? "-0" : JSON.stringify(x);
 }
 
-/** `JSON.stringify(message, null, indent)`, but with the embedding compact and exact. */
-export function stringifyMessage(message: Message, indent?: number): string {
-  if (message.embedding === null) return JSON.stringify(message, null, indent);
+/**
+ * `JSON.stringify(value, null, 2)` as it reads `depth` levels deep inside a document printed the
+ * same way: every line, the first included, indented by `2 × depth` spaces. The engine indents
+ * it while stringifying (the value is wrapped in `depth` arrays whose brackets are cut off),
+ * which is faster than re-indenting the text afterwards.
+ */
+export function stringifyNested(value: unknown, depth: number): string {
+  let wrapped = value;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, 2);
+  // Cut `depth` opening brackets (each "[\n" plus its indentation) and as many closing ones.
+  let head = 0;
+  let tail = text.length;
+  for (let i = 0; i < depth; i++) {
+    head = text.indexOf("\n", head) + 1;
+    tail = text.lastIndexOf("\n", tail - 1);
+  }
+  return text.slice(head, tail);
+}
+
+/**
+ * `JSON.stringify(message, null, indent)`, but with the embedding compact and exact; with
+ * `depth`, indented for that depth as {@link stringifyNested} does.
+ */
+export function stringifyMessage(message: Message, indent?: number, depth = 0): string {
+  const stringify = (value: unknown) =>
+    depth > 0 ? stringifyNested(value, depth) : JSON.stringify(value, null, indent);
+  if (message.embedding === null) return stringify(message);
   const vector = `[${message.embedding.map(numberText).join(",")}]`;
-  const text = JSON.stringify({ ...message, embedding: PLACEHOLDER }, null, indent);
+  const text = stringify({ ...message, embedding: PLACEHOLDER });
   return text.replace(PLACEHOLDER_TEXT, () => vector);
 }
 

@@ -20,7 +20,7 @@ import {
   type UsageBucket,
   type UsageQuery,
 } from "@message-store/core";
-import { cloneJson } from "./clone.js";
+import { cloneMessage, cloneTrace } from "./clone.js";
 import {
   compareTracesAscending,
   conversationView,
@@ -79,7 +79,7 @@ export function listMessages(
 ): SequencedMessage[] {
   const entries = state.messagesByConversation.get(conversationId) ?? [];
   return sliceAfter(entries, page, messageKey, compareMessageKeys).map((e) => ({
-    message: cloneJson(e.message),
+    message: cloneMessage(e.message),
     sequence: e.sequence,
   }));
 }
@@ -90,7 +90,7 @@ export function immediateContext(state: MemoryState, conversationId: string, n: 
   const out: Message[] = [];
   for (let i = entries.length - 1; i >= 0 && out.length < n; i--) {
     const m = entries[i]!.message;
-    if (!m.isFlagged) out.push(cloneJson(m));
+    if (!m.isFlagged) out.push(cloneMessage(m));
   }
   return out.reverse();
 }
@@ -130,7 +130,7 @@ export function listTraces(
   for (let i = end - 1; i >= 0 && (page.take === null || out.length < page.take); i--) {
     const t = source[i]!;
     if (filter.since !== undefined && t.timestamp < filter.since) break;
-    if (matchesTraceFilter(t, filter)) out.push(cloneJson(t));
+    if (matchesTraceFilter(t, filter)) out.push(cloneTrace(t));
   }
   return out;
 }
@@ -165,5 +165,7 @@ export function searchMessages(state: MemoryState, query: SearchQuery): SearchHi
     if (score !== null) hits.push({ message, score: round(score) });
   }
   hits.sort((a, b) => b.score - a.score || compareIds(a.message.id, b.message.id));
-  return hits.slice(0, query.limit).map((h) => ({ message: cloneJson(h.message), score: h.score }));
+  return hits
+    .slice(0, query.limit)
+    .map((h) => ({ message: cloneMessage(h.message), score: h.score }));
 }

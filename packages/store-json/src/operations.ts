@@ -8,6 +8,7 @@ import {
   type TurnTrace,
   TurnTraceSchema,
 } from "@message-store/core";
+import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
 import { stringifyMessage } from "./json-text.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
 import { ADAPTER, ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
@@ -131,13 +132,27 @@ function apply(state: MemoryState, op: Operation): Results[keyof Results] {
   }
 }
 
-/** The journal line of an operation (without the newline). */
-export function encodeOperation(op: Operation, gen: number): string {
+/** An operation as JSON text, without `gen`. */
+function encodeBody(op: Operation): string {
   if (op.op === "putMessages") {
     const messages = op.messages.map((m) => stringifyMessage(m)).join(",");
-    return `{"gen":${gen},"op":"putMessages","messages":[${messages}]}`;
+    return `{"op":"putMessages","messages":[${messages}]}`;
   }
-  return JSON.stringify({ gen, ...op });
+  return JSON.stringify(op);
+}
+
+/** The journal line of an operation (without the newline). */
+export function encodeOperation(op: Operation, gen: number): string {
+  return `{"gen":${gen},${encodeBody(op).slice(1)}`;
+}
+
+/**
+ * The journal line of operations committed together (see `group-commit.ts`): one line, so that
+ * a crash keeps all of them or none. A single operation is written as an ordinary line.
+ */
+export function encodeGroup(ops: readonly Operation[], gen: number): string {
+  if (ops.length === 1) return encodeOperation(ops[0]!, gen);
+  return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
 }
 
 const FIELDS: Record<Operation["op"], string[]> = {
@@ -149,8 +164,37 @@ const FIELDS: Record<Operation["op"], string[]> = {
   deleteUserData: ["userId"],
 };
 
-/** Validates a parsed journal line; anything off is a `CorruptDataError` naming `location`. */
-export function decodeOperation(value: unknown, location: string): { gen: number; op: Operation } {
+const NOT_AN_OPERATION = "journal line is not a known operation record";
+
+function isGeneration(gen: unknown): gen is number {
+  return Number.isSafeInteger(gen) && (gen as number) >= 0;
+}
+
+/**
+ * Validates a parsed journal line, an operation or a group of them; anything off is a
+ * `CorruptDataError` naming `location`.
+ */
+export function decodeLine(value: unknown, location: string): { gen: number; ops: Operation[] } {
+  const line = value as Record<string, unknown>;
+  if (typeof value === "object" && value !== null && line.op === "group") {
+    const keys = Object.keys(value);
+    if (
+      !isGeneration(line.gen) ||
+      keys.length !== 3 ||
+      !keys.includes("ops") ||
+      !Array.isArray(line.ops) ||
+      line.ops.length === 0
+    ) {
+      throw corruptData(NOT_AN_OPERATION, location);
+    }
+    return { gen: line.gen, ops: line.ops.map((entry) => decodeEntry(entry, location, false)) };
+  }
+  if (!isGeneration(line?.gen)) throw corruptData(NOT_AN_OPERATION, location);
+  return { gen: line.gen, ops: [decodeEntry(value, location, true)] };
+}
+
+/** One operation: a whole line (`withGen`) or an entry of a group line. */
+function decodeEntry(value: unknown, location: string, withGen: boolean): Operation {
   const line = value as Record<string, unknown>;
   const fields = typeof line?.op === "string" ? FIELDS[line.op as Operation["op"]] : undefined;
   const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
@@ -158,14 +202,11 @@ export function decodeOperation(value: unknown, location: string): { gen: number
     Array.isArray(value) ||
     !fields ||
     !Object.hasOwn(FIELDS, line.op as string) ||
-    !Number.isSafeInteger(line.gen) ||
-    (line.gen as number) < 0 ||
-    keys.length !== fields.length + 2 ||
+    keys.length !== fields.length + (withGen ? 2 : 1) ||
     !fields.every((f) => keys.includes(f))
   ) {
-    throw corruptData("journal line is not a known operation record", location);
+    throw corruptData(NOT_AN_OPERATION, location);
   }
-  const gen = line.gen as number;
   const id = (key: string) => parseStored(IdSchema, line[key], key, location);
   switch (line.op as Operation["op"]) {
     case "putConversation": {
@@ -174,27 +215,28 @@ export function decodeOperation(value: unknown, location: string): { gen: number
         line.conversation,
         "conversation",
         location,
+        (c) => canonicalConversation(c, false),
       );
-      return { gen, op: { op: "putConversation", conversation } };
+      return { op: "putConversation", conversation };
     }
     case "deleteConversation":
-      return { gen, op: { op: "deleteConversation", id: id("id") } };
+      return { op: "deleteConversation", id: id("id") };
     case "deleteUserData":
-      return { gen, op: { op: "deleteUserData", userId: id("userId") } };
+      return { op: "deleteUserData", userId: id("userId") };
     case "flagMessage":
       if (typeof line.flagged !== "boolean")
         throw corruptData("flagged must be a boolean", location);
-      return { gen, op: { op: "flagMessage", id: id("id"), flagged: line.flagged } };
+      return { op: "flagMessage", id: id("id"), flagged: line.flagged };
     case "putMessages": {
       if (!Array.isArray(line.messages)) throw corruptData("messages must be an array", location);
       const messages = line.messages.map((m, i) =>
-        parseStored(MessageSchema, m, `messages[${i}]`, location),
+        parseStored(MessageSchema, m, `messages[${i}]`, location, canonicalMessage),
       );
-      return { gen, op: { op: "putMessages", messages } };
+      return { op: "putMessages", messages };
     }
     case "putTurnTrace": {
-      const trace = parseStored(TurnTraceSchema, line.trace, "trace", location);
-      return { gen, op: { op: "putTurnTrace", trace } };
+      const trace = parseStored(TurnTraceSchema, line.trace, "trace", location, canonicalTurnTrace);
+      return { op: "putTurnTrace", trace };
     }
   }
 }

@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
 import { MessageSchema, TurnTraceSchema } from "@message-store/core";
+import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
 import { errorCode, storageError, writeFully } from "./fs-util.js";
-import { describeSyntaxError, stringifyMessage } from "./json-text.js";
+import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
 import { MemoryState, type MessageEntry, storedConversation } from "./memory-state.js";
 import {
   corruptData,
@@ -30,6 +31,8 @@ const KEYS = new Set([
   "turnTraces",
 ]);
 
+const canonicalStoredConversation = (c: Record<string, unknown>) => canonicalConversation(c, true);
+
 /** The loaded main file. */
 export interface Snapshot {
   state: MemoryState;
@@ -38,6 +41,14 @@ export interface Snapshot {
 
 /** Reads and validates the main file; `null` when it does not exist. Never writes. */
 export async function readSnapshot(path: string): Promise<Snapshot | null> {
+  // Each step gets only what it needs, so the file's bytes and then its text can be collected
+  // while the next step runs (together they are twice the file size).
+  const file = await readText(path);
+  if (file === null) return null;
+  return loadDocument(parseText(file, path), path);
+}
+
+async function readText(path: string): Promise<{ text: string; bom: number } | null> {
   let buffer: Buffer;
   try {
     buffer = await readFile(path);
@@ -49,10 +60,14 @@ export async function readSnapshot(path: string): Promise<Snapshot | null> {
     throw corruptData(`main file ${path} is not valid UTF-8 text`, path);
   }
   const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  const text = buffer.toString("utf8", bom);
-  let doc: unknown;
+  return { text: buffer.toString("utf8", bom), bom };
+}
+
+function parseText(file: { text: string; bom: number }, path: string): unknown {
+  const { text, bom } = file;
+  file.text = "";
   try {
-    doc = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     const e = describeSyntaxError(text);
     throw corruptData(
@@ -60,7 +75,6 @@ export async function readSnapshot(path: string): Promise<Snapshot | null> {
       `${path}:${e.line}:${e.column}`,
     );
   }
-  return loadDocument(doc, path);
 }
 
 function list(doc: Record<string, unknown>, key: string, path: string): unknown[] {
@@ -102,7 +116,7 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   list(d, "conversations", path).forEach((raw, i) => {
     const where = `conversations[${i}]`;
     const at = `${path} ${where}`;
-    const c = parseStored(StoredConversationSchema, raw, where, at);
+    const c = parseStored(StoredConversationSchema, raw, where, at, canonicalStoredConversation);
     if (state.conversations.has(c.id))
       throw corruptData(`${describeRecord(where, c)} repeats an id`, at);
     state.setConversation(storedConversation(c, c.lastMessageAt), false);
@@ -110,7 +124,7 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   list(d, "messages", path).forEach((raw, i) => {
     const where = `messages[${i}]`;
     const at = `${path} ${where}`;
-    const m = parseStored(MessageSchema, raw, where, at);
+    const m = parseStored(MessageSchema, raw, where, at, canonicalMessage);
     const c = state.conversations.get(m.conversationId);
     if (state.messages.has(m.id))
       throw corruptData(`${describeRecord(where, m)} repeats an id`, at);
@@ -127,7 +141,7 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   list(d, "turnTraces", path).forEach((raw, i) => {
     const where = `turnTraces[${i}]`;
     const at = `${path} ${where}`;
-    const t = parseStored(TurnTraceSchema, raw, where, at);
+    const t = parseStored(TurnTraceSchema, raw, where, at, canonicalTurnTrace);
     const message = state.messages.get(t.messageId)?.message;
     const what = describeRecord(where, t);
     if (state.traces.has(t.id)) throw corruptData(`${what} repeats an id`, at);
@@ -146,27 +160,39 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   return { state, generation: generation as number };
 }
 
-/** Buffers text and writes it in chunks, so the document is never one giant string. */
+/**
+ * Buffers text and writes it in chunks, so the document is never one giant string. Text is
+ * UTF-8-encoded straight into a reused buffer (no joined string, no buffer per chunk).
+ */
 class ChunkedWriter {
-  #parts: string[] = [];
-  #length = 0;
+  static readonly SIZE = 4 << 20;
+  readonly #buffer = Buffer.allocUnsafe(ChunkedWriter.SIZE);
+  #used = 0;
   constructor(private readonly handle: FileHandle) {}
 
   async write(text: string): Promise<void> {
-    this.#parts.push(text);
-    this.#length += text.length;
-    if (this.#length >= 1 << 20) await this.flush();
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    if (this.#used + text.length * 3 > ChunkedWriter.SIZE) {
+      await this.flush();
+      if (text.length * 3 > ChunkedWriter.SIZE) {
+        await writeFully(this.handle, Buffer.from(text, "utf8"));
+        return;
+      }
+    }
+    this.#used += this.#buffer.write(text, this.#used, "utf8");
   }
 
   async flush(): Promise<void> {
-    const data = Buffer.from(this.#parts.join(""), "utf8");
-    this.#parts = [];
-    this.#length = 0;
-    await writeFully(this.handle, data);
+    if (this.#used === 0) return;
+    await writeFully(this.handle, this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
   }
 }
 
-/** Writes `"key": [ … ]` as `JSON.stringify(document, null, 2)` would lay it out. */
+/**
+ * Writes `"key": [ … ]` as `JSON.stringify(document, null, 2)` would lay it out; `stringify`
+ * gives a row's text already indented for its place (see `stringifyNested`).
+ */
 async function writeArray<T>(
   out: ChunkedWriter,
   key: string,
@@ -176,8 +202,8 @@ async function writeArray<T>(
 ): Promise<void> {
   let first = true;
   for (const row of rows) {
-    const text = stringify(row).replaceAll("\n", "\n    ");
-    await out.write(`${first ? `  "${key}": [\n` : ",\n"}    ${text}`);
+    await out.write(first ? `  "${key}": [\n` : ",\n");
+    await out.write(stringify(row));
     first = false;
   }
   const end = last ? "\n" : ",\n";
@@ -214,9 +240,10 @@ export async function writeSnapshotTemp(
     await out.write(
       `{\n  "format": "${FORMAT}",\n  "version": ${VERSION},\n  "generation": ${generation},\n`,
     );
-    const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+    // Rows sit two levels deep: inside the document, inside their array.
+    const pretty = (value: unknown) => stringifyNested(value, 2);
     await writeArray(out, "conversations", state.conversations.values(), pretty, false);
-    const message = (e: MessageEntry) => stringifyMessage(e.message, 2);
+    const message = (e: MessageEntry) => stringifyMessage(e.message, 2, 2);
     await writeArray(out, "messages", state.messages.values(), message, false);
     await writeArray(out, "turnTraces", state.traces.values(), pretty, true);
     await out.write("}\n");

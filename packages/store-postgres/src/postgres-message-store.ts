@@ -33,6 +33,7 @@ import { createQueries, type Queries } from "./queries.js";
 import {
   conversationParams,
   messageBatchParam,
+  messageParam,
   toConversation,
   toMessage,
   toSequencedMessage,
@@ -166,7 +167,12 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async putMessages(messages: Message[]): Promise<Message[]> {
-    await runQuery(this.#pool, this.#q.putMessages, [messageBatchParam(messages)]);
+    // One message (every turn of an agent) has a function of its own: no recordset, no sort.
+    if (messages.length === 1) {
+      await runQuery(this.#pool, this.#q.putMessage, [messageParam(messages[0]!)]);
+    } else {
+      await runQuery(this.#pool, this.#q.putMessages, [messageBatchParam(messages)]);
+    }
     // The batch is stored exactly as given (the codec is lossless); reading it back would cost
     // a second round trip for identical data.
     return messages;

@@ -90,6 +90,9 @@ ORDER BY id LIMIT ${p.add(take)}`,
     /** The whole batch as one JSONB parameter; see `ms_put_messages` in schema.ts. */
     putMessages: `SELECT ${s}.ms_put_messages($1::jsonb)`,
 
+    /** One message as a JSONB object; see `ms_put_message` in schema.ts. */
+    putMessage: `SELECT ${s}.ms_put_message($1::jsonb)`,
+
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE id = $1`,
 
     flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 RETURNING ${MESSAGE_COLUMNS}`,
@@ -116,29 +119,12 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
 
     /**
      * Writes the trace only if its message exists in its conversation; reports what it found, so
-     * a refusal costs no second query. Unique `message_id` still raises 23505.
+     * a refusal costs no second query. Unique `message_id` still raises 23505. See
+     * `ms_put_turn_trace` in schema.ts.
      */
-    upsertTrace: `WITH msg AS (
-  SELECT conversation_id FROM ${messages} WHERE id = $2
-), written AS (
-  INSERT INTO ${traces} (id, message_id, conversation_id, agent_id, user_id, "timestamp",
-    total_tokens, total_latency_ms, llm_calls, task_emissions, tool_traces, slot_events,
-    flow_events, errors, reasoning_steps, metadata)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb,
-         $13::jsonb, $14::jsonb, $15::jsonb, $16::jsonb
-   WHERE EXISTS (SELECT 1 FROM msg WHERE msg.conversation_id = $3)
-  ON CONFLICT (id) DO UPDATE SET message_id = EXCLUDED.message_id,
-    conversation_id = EXCLUDED.conversation_id, agent_id = EXCLUDED.agent_id,
-    user_id = EXCLUDED.user_id, "timestamp" = EXCLUDED."timestamp",
-    total_tokens = EXCLUDED.total_tokens, total_latency_ms = EXCLUDED.total_latency_ms,
-    llm_calls = EXCLUDED.llm_calls, task_emissions = EXCLUDED.task_emissions,
-    tool_traces = EXCLUDED.tool_traces, slot_events = EXCLUDED.slot_events,
-    flow_events = EXCLUDED.flow_events, errors = EXCLUDED.errors,
-    reasoning_steps = EXCLUDED.reasoning_steps, metadata = EXCLUDED.metadata
-  RETURNING 1
-)
-SELECT (SELECT conversation_id FROM msg) AS message_conversation_id,
-       (SELECT count(*) FROM written) AS written`,
+    upsertTrace: `SELECT message_conversation_id, written FROM ${s}.ms_put_turn_trace($1, $2, $3,
+  $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb,
+  $15::jsonb, $16::jsonb)`,
 
     readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces} WHERE message_id = $1`,
 

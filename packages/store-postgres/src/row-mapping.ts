@@ -12,6 +12,7 @@ import {
   type UsageSums,
   ValidationError,
 } from "@message-store/core";
+import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
 import { ADAPTER } from "./errors.js";
 import {
   decodeNullable,
@@ -24,8 +25,9 @@ import {
 /**
  * Row ↔ model mapping. Columns are snake_case; `bigint` columns arrive as numbers (see
  * `column-types.ts`), `jsonb` as parsed values with the NUL escape already undone. Every row read
- * is checked against core's model, so data edited into an invalid shape surfaces as
- * `CorruptDataError` naming the table and id instead of leaking out.
+ * is checked against core's model (a structural check first, the schema when that cannot tell),
+ * so data edited into an invalid shape surfaces as `CorruptDataError` naming the table and id
+ * instead of leaking out.
  */
 
 type Row = Record<string, unknown>;
@@ -38,7 +40,20 @@ function nullableText(v: unknown): string | null {
   return decodeNullable(v as string | null);
 }
 
-function checked<T>(parse: (value: unknown) => T, value: unknown, table: string, id: unknown): T {
+/**
+ * The row as the model: from the cheap structural check of `canonical-record.ts` when it can
+ * tell (it then returns exactly what the schema would), otherwise through the schema, which fills
+ * defaults of hand-written rows or rejects the row as `CorruptDataError`.
+ */
+function checked<T>(
+  canonical: (value: Row) => T | undefined,
+  parse: (value: unknown) => T,
+  value: Row,
+  table: string,
+  id: unknown,
+): T {
+  const fast = canonical(value);
+  if (fast !== undefined) return fast;
   try {
     return parse(value);
   } catch (error) {
@@ -59,6 +74,7 @@ const parseTrace = (v: unknown) => parseInput(TurnTraceSchema, v, "row");
 /** A `conversations` row as the model. */
 export function toConversation(row: Row, table: string): Conversation {
   return checked(
+    canonicalConversation,
     parseConversation,
     {
       id: text(row.id),
@@ -79,6 +95,7 @@ export function toConversation(row: Row, table: string): Conversation {
 /** A `messages` row as the model. */
 export function toMessage(row: Row, table: string): Message {
   return checked(
+    canonicalMessage,
     parseMessage,
     {
       id: text(row.id),
@@ -118,6 +135,7 @@ export function toSequencedMessage(row: Row, table: string): SequencedMessage {
 /** A `turn_traces` row as the model. */
 export function toTurnTrace(row: Row, table: string): TurnTrace {
   return checked(
+    canonicalTurnTrace,
     parseTrace,
     {
       id: text(row.id),
@@ -173,33 +191,40 @@ export function conversationParams(c: ConversationRecord): unknown[] {
 
 /** The batch parameter of `ms_put_messages`: one JSON array of snake_case rows. */
 export function messageBatchParam(batch: readonly Message[]): string {
-  return toJsonParam(
-    batch.map((m) => ({
-      id: m.id,
-      conversation_id: m.conversationId,
-      user_id: m.userId,
-      role: m.role,
-      original_content: m.originalContent,
-      enhanced_message: m.enhancedMessage,
-      explicit_context: m.explicitContext,
-      episode_id: m.episodeId,
-      is_flagged: m.isFlagged,
-      is_continuation: m.isContinuation,
-      invoked_flows: m.invokedFlows,
-      invoked_tools: m.invokedTools,
-      reasoning_steps: m.reasoningSteps,
-      entities: m.entities,
-      intent: m.intent,
-      sentiment: m.sentiment,
-      sentiment_score: m.sentimentScore,
-      timestamp: m.timestamp,
-      tool_calls: m.toolCalls,
-      tool_call_id: m.toolCallId,
-      tool_name: m.toolName,
-      metadata: m.metadata,
-      embedding: m.embedding,
-    })),
-  );
+  return toJsonParam(batch.map(messageRow));
+}
+
+/** The parameter of `ms_put_message`: one snake_case row as a JSON object. */
+export function messageParam(m: Message): string {
+  return toJsonParam(messageRow(m));
+}
+
+function messageRow(m: Message) {
+  return {
+    id: m.id,
+    conversation_id: m.conversationId,
+    user_id: m.userId,
+    role: m.role,
+    original_content: m.originalContent,
+    enhanced_message: m.enhancedMessage,
+    explicit_context: m.explicitContext,
+    episode_id: m.episodeId,
+    is_flagged: m.isFlagged,
+    is_continuation: m.isContinuation,
+    invoked_flows: m.invokedFlows,
+    invoked_tools: m.invokedTools,
+    reasoning_steps: m.reasoningSteps,
+    entities: m.entities,
+    intent: m.intent,
+    sentiment: m.sentiment,
+    sentiment_score: m.sentimentScore,
+    timestamp: m.timestamp,
+    tool_calls: m.toolCalls,
+    tool_call_id: m.toolCallId,
+    tool_name: m.toolName,
+    metadata: m.metadata,
+    embedding: m.embedding,
+  };
 }
 
 /** Parameters of `upsertTrace`, in order. */

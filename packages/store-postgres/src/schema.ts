@@ -253,6 +253,101 @@ END
 $fn$;
 `,
   },
+  {
+    version: 5,
+    name: "single-message and turn trace upsert functions",
+    // PL/pgSQL keeps the plans of its statements for the session. The trace upsert was one WITH
+    // statement parsed and planned on every call (about 0.2 ms, more than the write itself), and
+    // a single message went through the batch function's recordset, sort and aggregate; these
+    // two do the same work for less (see BENCHMARKS.md, Findings).
+    sql: (s) => `
+CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  x record;
+  written bigint;
+  current_conversation text;
+BEGIN
+  SELECT * INTO x FROM jsonb_to_record(p_message) AS r(id text, conversation_id text,
+    user_id text, role text, original_content text, enhanced_message text,
+    explicit_context text, episode_id text, is_flagged boolean, is_continuation boolean,
+    invoked_flows jsonb, invoked_tools jsonb, reasoning_steps jsonb, entities jsonb, intent text,
+    sentiment text, sentiment_score double precision, "timestamp" bigint, tool_calls jsonb,
+    tool_call_id text, tool_name text, metadata jsonb, embedding double precision[]);
+  -- Same lock as ms_put_messages: the conversation cannot be deleted before this statement ends.
+  PERFORM 1 FROM ${s}.conversations c WHERE c.id = x.conversation_id FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
+      DETAIL = jsonb_build_object('message', x.id, 'conversation', x.conversation_id)::text;
+  END IF;
+  INSERT INTO ${s}.messages AS m (id, conversation_id, user_id, role, original_content,
+      enhanced_message, explicit_context, episode_id, is_flagged, is_continuation, invoked_flows,
+      invoked_tools, reasoning_steps, entities, intent, sentiment, sentiment_score, "timestamp",
+      tool_calls, tool_call_id, tool_name, metadata, embedding)
+  VALUES (x.id, x.conversation_id, x.user_id, x.role, x.original_content, x.enhanced_message,
+      x.explicit_context, x.episode_id, x.is_flagged, x.is_continuation, x.invoked_flows,
+      x.invoked_tools, x.reasoning_steps, x.entities, x.intent, x.sentiment, x.sentiment_score,
+      x."timestamp", x.tool_calls, x.tool_call_id, x.tool_name, x.metadata, x.embedding)
+  ON CONFLICT (id) DO UPDATE SET
+    user_id = EXCLUDED.user_id, role = EXCLUDED.role, original_content = EXCLUDED.original_content,
+    enhanced_message = EXCLUDED.enhanced_message, explicit_context = EXCLUDED.explicit_context,
+    episode_id = EXCLUDED.episode_id, is_flagged = EXCLUDED.is_flagged,
+    is_continuation = EXCLUDED.is_continuation, invoked_flows = EXCLUDED.invoked_flows,
+    invoked_tools = EXCLUDED.invoked_tools, reasoning_steps = EXCLUDED.reasoning_steps,
+    entities = EXCLUDED.entities, intent = EXCLUDED.intent, sentiment = EXCLUDED.sentiment,
+    sentiment_score = EXCLUDED.sentiment_score, "timestamp" = EXCLUDED."timestamp",
+    tool_calls = EXCLUDED.tool_calls, tool_call_id = EXCLUDED.tool_call_id,
+    tool_name = EXCLUDED.tool_name, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding
+  WHERE m.conversation_id = EXCLUDED.conversation_id;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written = 0 THEN
+    SELECT m.conversation_id INTO current_conversation FROM ${s}.messages m WHERE m.id = x.id;
+    RAISE EXCEPTION 'message cannot move to another conversation'
+      USING ERRCODE = '${SQLSTATE_MOVED_MESSAGE}',
+      DETAIL = jsonb_build_object('message', x.id, 'conversation', x.conversation_id,
+                                  'current', current_conversation)::text;
+  END IF;
+  UPDATE ${s}.conversations c SET last_message_at = x."timestamp"
+   WHERE c.id = x.conversation_id
+     AND (c.last_message_at IS NULL OR c.last_message_at < x."timestamp");
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_trace(p_id text, p_message_id text,
+  p_conversation_id text, p_agent_id text, p_user_id text, p_timestamp bigint,
+  p_total_tokens bigint, p_total_latency_ms double precision, p_llm_calls jsonb,
+  p_task_emissions jsonb, p_tool_traces jsonb, p_slot_events jsonb, p_flow_events jsonb,
+  p_errors jsonb, p_reasoning_steps jsonb, p_metadata jsonb,
+  OUT message_conversation_id text, OUT written bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  SELECT m.conversation_id INTO message_conversation_id
+    FROM ${s}.messages m WHERE m.id = p_message_id;
+  -- Refused (nothing written) when the message is missing or in another conversation; the
+  -- caller reports which from message_conversation_id.
+  IF message_conversation_id IS DISTINCT FROM p_conversation_id THEN
+    written := 0;
+    RETURN;
+  END IF;
+  INSERT INTO ${s}.turn_traces AS t (id, message_id, conversation_id, agent_id, user_id,
+      "timestamp", total_tokens, total_latency_ms, llm_calls, task_emissions, tool_traces,
+      slot_events, flow_events, errors, reasoning_steps, metadata)
+  VALUES (p_id, p_message_id, p_conversation_id, p_agent_id, p_user_id, p_timestamp,
+      p_total_tokens, p_total_latency_ms, p_llm_calls, p_task_emissions, p_tool_traces,
+      p_slot_events, p_flow_events, p_errors, p_reasoning_steps, p_metadata)
+  ON CONFLICT (id) DO UPDATE SET message_id = EXCLUDED.message_id,
+    conversation_id = EXCLUDED.conversation_id, agent_id = EXCLUDED.agent_id,
+    user_id = EXCLUDED.user_id, "timestamp" = EXCLUDED."timestamp",
+    total_tokens = EXCLUDED.total_tokens, total_latency_ms = EXCLUDED.total_latency_ms,
+    llm_calls = EXCLUDED.llm_calls, task_emissions = EXCLUDED.task_emissions,
+    tool_traces = EXCLUDED.tool_traces, slot_events = EXCLUDED.slot_events,
+    flow_events = EXCLUDED.flow_events, errors = EXCLUDED.errors,
+    reasoning_steps = EXCLUDED.reasoning_steps, metadata = EXCLUDED.metadata;
+  written := 1;
+END
+$fn$;
+`,
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -161,6 +161,32 @@ describe("messages", () => {
     expect((await store.getConversation("c2"))!.lastActivityAt).toBe(1000);
   });
 
+  it("applies the same rules to a single message (its own function, ms_put_message)", async () => {
+    const missing = await store.storeMessage(message("lost", "nope", 1)).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(IntegrityError);
+    expect((missing as Error).message).toContain('conversation "nope" of message "lost"');
+    await store.storeMessage(message("m1", "c1", 5000));
+    await store.storeMessage(message("m2", "c1", 5000));
+    const moved = await store.storeMessage(message("m1", "c2", 9000)).catch((e: unknown) => e);
+    expect(moved).toBeInstanceOf(IntegrityError);
+    expect((moved as Error).message).toContain('belongs to conversation "c1"');
+    expect((await store.getConversation("c2"))!.lastActivityAt).toBe(1000);
+    // An upsert keeps its place and activity only moves forward.
+    await store.storeMessage(message("m1", "c1", 5000, { originalContent: "edited" }));
+    await store.storeMessage(message("old", "c1", 2000));
+    const items = (await store.getMessagesByConversationId("c1")).items;
+    expect(items.map((m) => [m.id, m.originalContent])).toEqual([
+      ["old", "content of old"],
+      ["m1", "edited"],
+      ["m2", "content of m2"],
+    ]);
+    expect((await store.getConversation("c1"))!.lastActivityAt).toBe(5000);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.storeMessage(message(`p${i}`, "c2", 7))),
+    );
+    expect((await store.getMessagesByConversationId("c2")).items).toHaveLength(20);
+  });
+
   it("serialises parallel writers into one conversation without losing or reordering", async () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

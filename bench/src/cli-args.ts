@@ -1,0 +1,95 @@
+import { ADAPTERS, type AdapterName } from "./adapters/types.js";
+
+/** Command-line options of a run. */
+export interface RunOptions {
+  adapters: AdapterName[];
+  scenarios: string[] | null;
+  scale: number;
+  out: string | null;
+  /** Big-store size for Mongo; default 50,000 on jongodb, 1,000,000 on a real server. */
+  mongoMax: number | null;
+  pool: number;
+}
+
+export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js [options])
+
+  --only <a,b>        adapters to run: json, postgres, mongo (default: all)
+  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json (default: all)
+  --scale <x>         multiply sizes and iteration counts (default 1; 0.1 for a quick run)
+  --mongo-max <n>     messages to load into Mongo for the big-store scenarios
+                      (default 50000 on jongodb, 1000000 on MESSAGE_STORE_MONGODB_URL)
+  --pool <n>          connections in each Postgres pool, ours and raw (default 10)
+  --out <path>        where to write the report (default: BENCHMARKS.md at the repo root)
+  --no-report         do not write a report
+
+Other commands:
+  profile <adapter> <context|ingest|turns|traces> [seconds]   the hot path in a loop (run under node --cpu-prof)
+  top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
+  make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
+
+Environment: MESSAGE_STORE_POSTGRES_URL / MESSAGE_STORE_MONGODB_URL use those servers instead of
+embedded PostgreSQL / jongodb.`;
+
+export function parseArgs(argv: string[]): RunOptions {
+  const options: RunOptions = {
+    adapters: [...ADAPTERS],
+    scenarios: null,
+    scale: 1,
+    out: "",
+    mongoMax: null,
+    pool: 10,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value\n\n${USAGE}`);
+      return v;
+    };
+    const number = () => {
+      const v = Number(value());
+      if (!Number.isFinite(v) || v <= 0) throw new Error(`${arg} needs a positive number`);
+      return v;
+    };
+    switch (arg) {
+      case "--only": {
+        const list = value()
+          .split(",")
+          .map((s) => s.trim()) as AdapterName[];
+        for (const a of list) if (!ADAPTERS.includes(a)) throw new Error(`unknown adapter ${a}`);
+        options.adapters = list;
+        break;
+      }
+      case "--scenario":
+        options.scenarios = value()
+          .split(",")
+          .map((s) => s.trim());
+        break;
+      case "--scale":
+        options.scale = number();
+        break;
+      case "--mongo-max":
+        options.mongoMax = Math.round(number());
+        break;
+      case "--pool":
+        options.pool = Math.round(number());
+        break;
+      case "--out":
+        options.out = value();
+        break;
+      case "--no-report":
+        options.out = null;
+        break;
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      case "--":
+        break;
+      default:
+        throw new Error(`unknown option ${arg}\n\n${USAGE}`);
+    }
+  }
+  return options;
+}

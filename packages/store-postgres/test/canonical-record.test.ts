@@ -1,0 +1,255 @@
+import {
+  ConversationSchema,
+  MAX_JSON_DEPTH,
+  MessageSchema,
+  TurnTraceSchema,
+} from "@message-store/core";
+import { describe, expect, it } from "vitest";
+import {
+  canonicalConversation,
+  canonicalMessage,
+  canonicalTurnTrace,
+} from "../src/canonical-record.js";
+
+/**
+ * The structural fast path of row mapping must never accept what core's schema would reject, and
+ * must return exactly what the schema returns (values and key order) whenever it answers.
+ * Checked over valid rows, rows whose nested objects come in `jsonb`'s key order, and hundreds of
+ * mutations of them.
+ */
+
+type Obj = Record<string, unknown>;
+
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = { k: value };
+  return value;
+}
+
+const ODD_VALUES: unknown[] = [
+  undefined,
+  null,
+  "",
+  "x",
+  "x".repeat(257),
+  "\ud800",
+  0,
+  -0,
+  1.5,
+  -1,
+  2,
+  -2,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  2 ** 53,
+  true,
+  [],
+  [1],
+  ["a", 1],
+  ["\udc00"],
+  {},
+  { a: 1 },
+  JSON.parse('{"__proto__": 1}'),
+  nested(MAX_JSON_DEPTH - 1),
+  nested(MAX_JSON_DEPTH),
+  nested(MAX_JSON_DEPTH + 1),
+  [{ name: "a" }],
+  [{ name: "", attributes: [] }],
+  [{ name: "a", attributes: [], extra: 1 }],
+  [{ toolCallId: "c", toolName: "t", arguments: {} }],
+  [{ toolCallId: "c", toolName: "t", arguments: [], result: null }],
+  [0, -0, 1],
+  [Number.NaN],
+  "robot",
+  "agent_loop",
+  "user",
+];
+
+const message: Obj = {
+  id: "m1",
+  conversationId: "c1",
+  userId: "u1",
+  role: "assistant",
+  originalContent: "hello \u0000 world",
+  enhancedMessage: null,
+  explicitContext: "ctx",
+  episodeId: null,
+  isFlagged: false,
+  isContinuation: true,
+  invokedFlows: ["f"],
+  invokedTools: [],
+  reasoningSteps: ["a", "b"],
+  entities: [{ name: "Paris", attributes: ["city"] }],
+  intent: null,
+  sentiment: "neutral",
+  sentimentScore: -0.5,
+  timestamp: 1_700_000_000_000,
+  toolCalls: [
+    {
+      toolCallId: "call-1",
+      toolName: "lookup",
+      arguments: { "a.b": [1, { $c: null }] },
+      result: 3,
+    },
+  ],
+  toolCallId: null,
+  toolName: null,
+  metadata: { nested: nested(10), "": "" },
+  embedding: [0.25, -1, 1e-300],
+};
+
+const llmCall: Obj = {
+  purpose: "agent_loop",
+  model: "gpt",
+  promptTokens: 10,
+  completionTokens: 5,
+  latencyMs: 1.5,
+  costUsd: null,
+  startedAt: 5,
+  error: null,
+};
+
+const trace: Obj = {
+  id: "t1",
+  messageId: "m1",
+  conversationId: "c1",
+  agentId: "a1",
+  userId: null,
+  timestamp: 10,
+  totalTokens: 15,
+  totalLatencyMs: 0,
+  llmCalls: [llmCall],
+  taskEmissions: ["x"],
+  toolTraces: [
+    {
+      toolName: "lookup",
+      generationAttempts: [{ attempt: 1, script: "s", error: null, llmCall }],
+      finalScript: null,
+      finalData: { ok: [true] },
+      stdout: "out",
+      traceback: null,
+      outputBytes: 3,
+      peakMemoryBytes: null,
+      durationMs: 2.5,
+      exitCode: -1,
+    },
+  ],
+  slotEvents: [{ slot: "s" }],
+  flowEvents: [],
+  errors: [{ message: "boom" }],
+  reasoningSteps: [],
+  metadata: {},
+};
+
+const conversation: Obj = {
+  id: "c1",
+  userId: "u1",
+  agentId: "a1",
+  title: null,
+  createdAt: 1,
+  updatedAt: 2,
+  tags: ["t"],
+  metadata: { k: "v" },
+  lastActivityAt: 3,
+};
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
+
+/** Every top-level and one-level-down field replaced by every odd value (and removed). */
+function mutations(base: Obj): Obj[] {
+  const out: Obj[] = [];
+  const set = (target: Obj, key: string, value: unknown) => {
+    if (value === undefined) delete target[key];
+    else target[key] = value;
+  };
+  for (const key of Object.keys(base)) {
+    for (const value of ODD_VALUES) {
+      const copy = clone(base);
+      set(copy, key, value);
+      out.push(copy);
+    }
+    const inner = base[key];
+    const first = Array.isArray(inner) ? inner[0] : inner;
+    if (first && typeof first === "object" && !Array.isArray(first)) {
+      for (const innerKey of Object.keys(first)) {
+        for (const value of ODD_VALUES) {
+          const copy = clone(base);
+          const target = Array.isArray(copy[key]) ? (copy[key] as Obj[])[0]! : (copy[key] as Obj);
+          set(target, innerKey, value);
+          out.push(copy);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The keys of every nested object reversed, as `jsonb` may return them. */
+function reorderedNested(base: Obj): Obj {
+  const reverse = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(reverse);
+    if (v === null || typeof v !== "object") return v;
+    return Object.fromEntries(
+      Object.entries(v as Obj)
+        .reverse()
+        .map(([k, x]) => [k, reverse(x)]),
+    );
+  };
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(clone(base))) out[k] = reverse(v);
+  return out;
+}
+
+function withEmbedding(base: Obj): Obj {
+  // JSON cannot carry -0 or a lone surrogate in the clone above; add them directly.
+  return { ...base, embedding: [1, -0] };
+}
+
+describe.each([
+  { name: "message", base: message, schema: MessageSchema, check: canonicalMessage },
+  { name: "turn trace", base: trace, schema: TurnTraceSchema, check: canonicalTurnTrace },
+  {
+    name: "conversation",
+    base: conversation,
+    schema: ConversationSchema,
+    check: canonicalConversation,
+  },
+])("structural check of a $name row", ({ base, schema, check }) => {
+  /** The fast path's answer equals the schema's output, key order included. */
+  function expectSameAsSchema(candidate: Obj, fast: unknown): void {
+    const parsed = schema.safeParse(candidate);
+    expect(parsed.success, JSON.stringify(candidate)).toBe(true);
+    expect(fast).toEqual(parsed.data);
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(parsed.data));
+  }
+
+  it("returns a valid row as it is", () => {
+    const row = clone(base);
+    expect(check(row)).toBe(row);
+    expectSameAsSchema(clone(base), check(clone(base)));
+  });
+
+  it("puts nested model objects back in schema order", () => {
+    const row = reorderedNested(base);
+    const fast = check(row);
+    expect(fast).toBeDefined();
+    expectSameAsSchema(row, fast);
+  });
+
+  it("answers nothing the schema would reject or change", () => {
+    const candidates = [...mutations(base), withEmbedding(base)];
+    const lone = clone(base);
+    lone.id = "\ud800";
+    candidates.push(lone);
+    let accepted = 0;
+    for (const candidate of candidates) {
+      const fast = check(candidate as Obj);
+      if (fast === undefined) continue;
+      accepted++;
+      expectSameAsSchema(candidate, fast);
+    }
+    // The check is not vacuous: some mutations are valid and take the fast path.
+    expect(accepted).toBeGreaterThan(5);
+    expect(candidates.length - accepted).toBeGreaterThan(100);
+  });
+});
