@@ -11,7 +11,7 @@ export const deleteConversation: Scenario = {
   async run({ target, progress, limits }) {
     if (limits.freshStoreForDelete) await target.reset();
     const size = limits.deleteMessages;
-    const reps = 6;
+    const reps = 10;
     const ours: number[] = [];
     const raw: number[] = [];
     const task = progress.task(`${target.name}: delete ${size}-message conversations`, reps);

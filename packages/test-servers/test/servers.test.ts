@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import { MongoClient } from "mongodb";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MongoClient } from "mongodb";
 import {
   createTestDatabase,
   dropTestDatabase,
