@@ -25,6 +25,7 @@ export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js 
 Other commands:
   profile <adapter> <context|ingest|turns|traces> [seconds]   the hot path in a loop (run under node --cpu-prof)
   top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
+  report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
 
 Environment: MESSAGE_STORE_POSTGRES_URL / MESSAGE_STORE_MONGODB_URL use those servers instead of

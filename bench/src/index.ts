@@ -2,6 +2,7 @@
  * `pnpm bench`: every scenario of issue #6 on every adapter, against the raw minimum, written to
  * BENCHMARKS.md. See `USAGE` in cli-args.ts for the options and the other commands.
  */
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { writeSyntheticFile } from "./adapters/json.js";
 import type { AdapterName, BenchTarget } from "./adapters/types.js";
@@ -10,7 +11,7 @@ import { describeMachine } from "./machine.js";
 import { profileHotPath } from "./profile/hot-paths.js";
 import { profileFiles, topFrames } from "./profile/top-frames.js";
 import { Progress } from "./progress.js";
-import { type RunReport, writeReport } from "./report.js";
+import { loadRun, type RunReport, saveRun, writeReport } from "./report.js";
 import { type Limits, type Scenario, scaled } from "./scenario.js";
 import { deleteConversation } from "./scenarios/delete-conversation.js";
 import { immediateContext } from "./scenarios/immediate-context.js";
@@ -34,6 +35,8 @@ const SCENARIOS: Scenario[] = [
 
 const DEFAULT_REPORT = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
 const FINDINGS = fileURLToPath(new URL("../FINDINGS.md", import.meta.url));
+/** The last run's results (ignored by git), for `report`. */
+const LAST_RUN = fileURLToPath(new URL("../.last-run.json", import.meta.url));
 
 /** The issue's sizes × scale; smaller ones for a constrained server (jongodb). */
 function limitsFor(target: BenchTarget, options: RunOptions): Limits {
@@ -78,6 +81,7 @@ async function run(argv: string[]): Promise<void> {
     command: ["pnpm bench", ...argv].join(" "),
     scale: options.scale,
     machine: describeMachine(),
+    load: { start: loadavg()[0]!, end: 0 },
     servers: {},
     results: [],
     failures: [],
@@ -85,7 +89,11 @@ async function run(argv: string[]): Promise<void> {
   const out = options.out === "" ? DEFAULT_REPORT : options.out;
   const save = () => {
     report.durationSeconds = progress.elapsedSeconds;
-    if (out) writeReport(report, out, FINDINGS);
+    report.load.end = loadavg()[0]!;
+    if (out) {
+      writeReport(report, out, FINDINGS);
+      saveRun(report, LAST_RUN);
+    }
   };
   try {
     for (const adapter of options.adapters) {
@@ -154,6 +162,13 @@ async function runScenario(
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
+    case "report": {
+      // Renders the last run again, with the current FINDINGS.md.
+      const target = rest[0] === "--out" && rest[1] ? rest[1] : DEFAULT_REPORT;
+      writeReport(loadRun(LAST_RUN), target, FINDINGS);
+      console.log(`report written to ${target}`);
+      return;
+    }
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));
       return;

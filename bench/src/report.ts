@@ -1,6 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { AdapterName } from "./adapters/types.js";
 import type { Measurement, Scenario, ScenarioOutput, TargetCheck } from "./scenario.js";
+
+/** What the report needs of a scenario (its results can be saved and rendered again). */
+export type ScenarioInfo = Pick<Scenario, "id" | "title" | "description">;
+
 import { fmt } from "./stats.js";
 
 /** Everything one run produced. */
@@ -10,8 +14,10 @@ export interface RunReport {
   command: string;
   scale: number;
   machine: string[];
+  /** 1-minute load averages at the start and the end of the run (other tenants of the machine). */
+  load: { start: number; end: number };
   servers: Partial<Record<AdapterName, string>>;
-  results: { scenario: Scenario; adapter: AdapterName; output: ScenarioOutput }[];
+  results: { scenario: ScenarioInfo; adapter: AdapterName; output: ScenarioOutput }[];
   failures: { scenario: string; adapter: AdapterName; error: string }[];
 }
 
@@ -42,6 +48,9 @@ export function renderReport(run: RunReport, findingsPath: string): string {
   );
   out.push("## Machine", "");
   for (const line of run.machine) out.push(`- ${line}`);
+  out.push(
+    `- Load average (1 min) at the start / end of the run: ${run.load.start.toFixed(2)} / ${run.load.end.toFixed(2)} (other tenants share the machine)`,
+  );
   for (const [name, server] of Object.entries(run.servers)) out.push(`- ${name}: ${server}`);
   out.push(
     "",
@@ -61,11 +70,11 @@ export function renderReport(run: RunReport, findingsPath: string): string {
   }
   out.push("## Scenarios", "");
   // Scenarios in their numbered order, whichever adapter ran them first.
-  const scenarios = [...new Set(run.results.map((r) => r.scenario))].sort((a, b) =>
-    a.title.localeCompare(b.title, "en", { numeric: true }),
+  const scenarios = [...new Map(run.results.map((r) => [r.scenario.id, r.scenario])).values()].sort(
+    (a, b) => a.title.localeCompare(b.title, "en", { numeric: true }),
   );
   for (const scenario of scenarios) {
-    const results = run.results.filter((r) => r.scenario === scenario);
+    const results = run.results.filter((r) => r.scenario.id === scenario.id);
     const measurements = results.flatMap((r) => r.output.measurements);
     out.push(`### ${scenario.title}`, "", scenario.description, "");
     if (measurements.every((m) => !m.ours && !m.raw && !m.rate)) {
@@ -98,4 +107,22 @@ export function renderReport(run: RunReport, findingsPath: string): string {
 
 export function writeReport(run: RunReport, path: string, findingsPath: string): void {
   writeFileSync(path, renderReport(run, findingsPath));
+}
+
+/** Saves a run's results, so the report can be rendered again (e.g. after editing the findings). */
+export function saveRun(run: RunReport, path: string): void {
+  const plain = {
+    ...run,
+    results: run.results.map((r) => ({
+      ...r,
+      scenario: { id: r.scenario.id, title: r.scenario.title, description: r.scenario.description },
+    })),
+  };
+  writeFileSync(path, JSON.stringify(plain, null, 1));
+}
+
+/** A run saved by {@link saveRun}. */
+export function loadRun(path: string): RunReport {
+  const run = JSON.parse(readFileSync(path, "utf8")) as RunReport & { date: string };
+  return { ...run, date: new Date(run.date) };
 }

@@ -75,15 +75,6 @@ export const ingest: Scenario = {
       () => task.tick(),
     );
     task.done();
-    if (process.env.BENCH_DEBUG_WINDOWS) {
-      for (let w = 0; w < batches; w += 20) {
-        const a = samples.ours.slice(w, w + 20).reduce((x, y) => x + y, 0);
-        const b = samples.raw.slice(w, w + 20).reduce((x, y) => x + y, 0);
-        progress.log(
-          `window ${w}: ours ${(a / 20).toFixed(1)} raw ${(b / 20).toFixed(1)} ratio ${(a / b).toFixed(2)}`,
-        );
-      }
-    }
     // What core's input validation alone costs per batch (the same for every adapter).
     const validation: number[] = [];
     const schema = MessageSchema.array();
