@@ -131,7 +131,7 @@ function jongodbVersion(): string {
 
 /** Measured on this machine with plain driver calls (see BENCHMARKS.md, Findings). */
 const JONGODB_CONSTRAINT =
-  "jongodb (an in-memory test server) makes every single-document write cost more the larger the collection is (insertOne ≈ 8 ms at 1k documents, 60 ms at 3k, 0.9 s at 10k; loading 50k documents takes ~50 s), so the Mongo write scenarios run at small sizes and the big store is 50,000 messages. Set MESSAGE_STORE_MONGODB_URL to a real MongoDB for the issue's sizes.";
+  "jongodb (an in-memory test server) makes every single-document write cost more the larger the collection is (insertOne ≈ 8 ms at 1k documents, 60 ms at 3k, 0.9 s at 10k; loading 50k documents takes about a minute), so the Mongo write scenarios run at small sizes and the big store is 50,000 messages. Set MESSAGE_STORE_MONGODB_URL to a real MongoDB for the issue's sizes.";
 
 /** Options of {@link openMongo}. */
 export interface MongoBenchOptions {

@@ -17,7 +17,9 @@ export const deleteConversation: Scenario = {
     const task = progress.task(`${target.name}: delete ${size}-message conversations`, reps);
     for (let r = 0; r < reps; r++) {
       const ids = { ours: `del-ours-${r}`, raw: `del-raw-${r}` };
-      for (const side of ["ours", "raw"] as const) {
+      // Seed and delete in alternating order, so neither side always has the fresher rows.
+      const sides = r % 2 === 0 ? (["ours", "raw"] as const) : (["raw", "ours"] as const);
+      for (const side of sides) {
         const id = ids[side];
         const messages = conversationMessages(id, id, "user-del", size, BASE_TIME, rng(r));
         const traces = messages
