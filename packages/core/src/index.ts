@@ -8,6 +8,12 @@ export {
   type UsageSums,
 } from "./analytics/usage.js";
 export {
+  canonicalConversation,
+  canonicalConversationRecord,
+} from "./canonical/canonical-conversation.js";
+export { canonicalMessage } from "./canonical/canonical-message.js";
+export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
+export {
   type CompressOptions,
   compressionHint,
   compressMessages,

@@ -1,4 +1,13 @@
 import { z } from "zod";
+import {
+  fastBatch,
+  fastContextSize,
+  fastMessage,
+  fastNoOptions,
+  fastTrace,
+  MAX_BATCH,
+  MAX_CONTEXT,
+} from "./canonical/input-fast-paths.js";
 import { compressMessages } from "./context/compress-messages.js";
 import { StoreClosedError, UnsupportedOperationError, ValidationError } from "./errors.js";
 import type { StoreConfig } from "./factory/config.js";
@@ -38,8 +47,8 @@ import { toPage } from "./paging/page-request.js";
 import { UserScopedStore } from "./scoped/user-scoped-store.js";
 import { parseId, parseInput } from "./validation.js";
 
-const MessageBatchSchema = z.array(MessageSchema).max(100_000);
-const ContextSizeSchema = z.number().int().min(0).max(1_000_000);
+const MessageBatchSchema = z.array(MessageSchema).max(MAX_BATCH);
+const ContextSizeSchema = z.number().int().min(0).max(MAX_CONTEXT);
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 
@@ -121,13 +130,13 @@ export abstract class MessageStore
   }
 
   async storeMessage(message: MessageInput): Promise<Message> {
-    const record = this.#parse(MessageSchema, message, "message");
+    const record = this.#parse(MessageSchema, message, "message", fastMessage);
     const [stored] = await this.#run(() => this.putMessages([record]));
     return stored!;
   }
 
   async storeMessages(messages: MessageInput[]): Promise<Message[]> {
-    const records = this.#parse(MessageBatchSchema, messages, "messages");
+    const records = this.#parse(MessageBatchSchema, messages, "messages", fastBatch);
     const seen = new Set<string>();
     for (const [i, m] of records.entries()) {
       if (seen.has(m.id)) {
@@ -180,8 +189,13 @@ export abstract class MessageStore
     options: ContextOptions = {},
   ): Promise<Message[]> {
     const key = this.#id(conversationId, "conversation id");
-    const count = this.#parse(ContextSizeSchema, n, "n");
-    const { compress } = this.#parse(ContextOptionsSchema, options, "context options");
+    const count = this.#parse(ContextSizeSchema, n, "n", fastContextSize);
+    const { compress } = this.#parse(
+      ContextOptionsSchema,
+      options,
+      "context options",
+      fastNoOptions,
+    );
     if (count === 0) {
       this.#assertOpen();
       return [];
@@ -191,7 +205,7 @@ export abstract class MessageStore
   }
 
   async storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace> {
-    const record = this.#parse(TurnTraceSchema, trace, "turn trace");
+    const record = this.#parse(TurnTraceSchema, trace, "turn trace", fastTrace);
     return this.#run(() => this.putTurnTrace(record));
   }
 
@@ -293,9 +307,14 @@ export abstract class MessageStore
     }
   }
 
-  #parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  #parse<S extends z.ZodType>(
+    schema: S,
+    value: unknown,
+    what: string,
+    fast?: (value: unknown) => z.output<S> | undefined,
+  ): z.output<S> {
     this.#assertOpen();
-    return parseInput(schema, value, what, this.adapterName);
+    return parseInput(schema, value, what, this.adapterName, fast);
   }
 
   #id(value: unknown, what: string): string {

@@ -13,13 +13,21 @@ function toIssues(error: z.ZodError): ValidationIssue[] {
 /**
  * Parses `value` with `schema`, filling defaults. Throws {@link ValidationError} naming `what`
  * and the first failing path; never returns partially valid data.
+ *
+ * `fast`, when given, is a structural check that returns exactly what the schema would (see
+ * `canonical/`) or `undefined` when it cannot tell; the schema runs only then.
  */
 export function parseInput<S extends z.ZodType>(
   schema: S,
   value: unknown,
   what: string,
   adapter?: string,
+  fast?: (value: unknown) => z.output<S> | undefined,
 ): z.output<S> {
+  if (fast) {
+    const done = fast(value);
+    if (done !== undefined) return done;
+  }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = toIssues(result.error);
@@ -35,7 +43,11 @@ export function parseInput<S extends z.ZodType>(
   );
 }
 
+/** `IdSchema`'s rules without zod's overhead (on every read, zod's ~1 µs was a fifth of the JSON store's in-memory read). */
+const fastId = (v: unknown): string | undefined =>
+  typeof v === "string" && v.length >= 1 && v.length <= 256 && v.isWellFormed() ? v : undefined;
+
 /** Validates an id argument (1–256 characters, a string). Throws {@link ValidationError}. */
 export function parseId(value: unknown, what: string, adapter?: string): string {
-  return parseInput(IdSchema, value, what, adapter);
+  return parseInput(IdSchema, value, what, adapter, fastId);
 }

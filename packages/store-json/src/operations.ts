@@ -1,5 +1,8 @@
 import {
   type ConversationRecord,
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
   type DeletedCounts,
   IdSchema,
   IntegrityError,
@@ -8,7 +11,6 @@ import {
   type TurnTrace,
   TurnTraceSchema,
 } from "@message-store/core";
-import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
 import { stringifyMessage } from "./json-text.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
 import { ADAPTER, ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
@@ -215,7 +217,7 @@ function decodeEntry(value: unknown, location: string, withGen: boolean): Operat
         line.conversation,
         "conversation",
         location,
-        (c) => canonicalConversation(c, false),
+        canonicalConversationRecord,
       );
       return { op: "putConversation", conversation };
     }

@@ -1,10 +1,20 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
-import { MessageSchema, TurnTraceSchema } from "@message-store/core";
-import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
+import {
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
+  MessageSchema,
+  TurnTraceSchema,
+} from "@message-store/core";
 import { errorCode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
-import { MemoryState, type MessageEntry, storedConversation } from "./memory-state.js";
+import {
+  MemoryState,
+  type MessageEntry,
+  type StoredConversation,
+  storedConversation,
+} from "./memory-state.js";
 import {
   corruptData,
   describeRecord,
@@ -31,7 +41,18 @@ const KEYS = new Set([
   "turnTraces",
 ]);
 
-const canonicalStoredConversation = (c: Record<string, unknown>) => canonicalConversation(c, true);
+/** Core's fast check of a conversation record, plus the file's `lastMessageAt`. */
+function canonicalStoredConversation(c: Record<string, unknown>): StoredConversation | undefined {
+  const { lastMessageAt, ...record } = c;
+  if (
+    lastMessageAt !== null &&
+    !(Number.isSafeInteger(lastMessageAt) && (lastMessageAt as number) >= 0)
+  ) {
+    return undefined;
+  }
+  const canonical = canonicalConversationRecord(record);
+  return canonical && storedConversation(canonical, lastMessageAt as number | null);
+}
 
 /** The loaded main file. */
 export interface Snapshot {

@@ -3,6 +3,9 @@ import {
   type ConversationRecord,
   ConversationSchema,
   CorruptDataError,
+  canonicalConversation,
+  canonicalMessage,
+  canonicalTurnTrace,
   type Json,
   type Message,
   MessageSchema,
@@ -130,7 +133,18 @@ interface Schema<T> {
     | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
 }
 
-function decodeWith<T>(schema: Schema<T>, collection: string, doc: Raw, build: () => unknown): T {
+/**
+ * Builds the model from `doc` and validates it: core's structural fast path first, the schema
+ * (which names the problem, or fills a default the fast path left to it) only when that cannot
+ * tell.
+ */
+function decodeWith<T>(
+  schema: Schema<T>,
+  fast: (value: unknown) => T | undefined,
+  collection: string,
+  doc: Raw,
+  build: () => unknown,
+): T {
   let candidate: unknown;
   try {
     candidate = build();
@@ -138,6 +152,8 @@ function decodeWith<T>(schema: Schema<T>, collection: string, doc: Raw, build: (
     if (error instanceof KeyCodecError) throw corrupt(collection, doc, error.message);
     throw error;
   }
+  const canonical = fast(candidate);
+  if (canonical !== undefined) return canonical;
   const parsed = schema.safeParse(candidate);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -154,7 +170,7 @@ function isRecord(value: unknown): value is Raw {
 
 /** A stored conversation as the model, validated. */
 export function toConversation(doc: Raw): Conversation {
-  return decodeWith(ConversationSchema, "conversations", doc, () => ({
+  return decodeWith(ConversationSchema, canonicalConversation, "conversations", doc, () => ({
     id: doc._id,
     userId: doc.userId,
     agentId: doc.agentId,
@@ -167,21 +183,24 @@ export function toConversation(doc: Raw): Conversation {
   }));
 }
 
-const MESSAGE_KEYS = Object.keys(MessageSchema.shape).filter(
-  (k) => k !== "id" && k !== "metadata" && k !== "toolCalls",
-);
+const MESSAGE_KEYS = Object.keys(MessageSchema.shape);
 
 /** A stored message as the model (validated) with its sequence. */
 export function toSequencedMessage(doc: Raw): SequencedMessage {
-  const message = decodeWith(MessageSchema, "messages", doc, () => {
-    const m: Raw = { id: doc._id };
-    for (const k of MESSAGE_KEYS) if (k in doc) m[k] = doc[k];
-    m.toolCalls = each(doc.toolCalls, (call) => ({
-      ...call,
-      arguments: decodeJson(call.arguments),
-      result: decodeJson(call.result),
-    }));
-    m.metadata = decodeJson(doc.metadata);
+  const message = decodeWith(MessageSchema, canonicalMessage, "messages", doc, () => {
+    // Built in schema order, so that the fast path can return it as it is.
+    const m: Raw = {};
+    for (const k of MESSAGE_KEYS) {
+      if (k === "id") m.id = doc._id;
+      else if (k === "metadata") m.metadata = decodeJson(doc.metadata);
+      else if (k === "toolCalls") {
+        m.toolCalls = each(doc.toolCalls, (call) => ({
+          ...call,
+          arguments: decodeJson(call.arguments),
+          result: decodeJson(call.result),
+        }));
+      } else if (k in doc) m[k] = doc[k];
+    }
     return m;
   });
   if (!Number.isSafeInteger(doc.sequence)) {
@@ -195,29 +214,24 @@ export function toMessage(doc: Raw): Message {
   return toSequencedMessage(doc).message;
 }
 
-const TRACE_KEYS = Object.keys(TurnTraceSchema.shape).filter((k) => k !== "id");
-const DECODED_TRACE_KEYS = new Set([
-  "toolTraces",
-  "slotEvents",
-  "flowEvents",
-  "errors",
-  "metadata",
-]);
+const TRACE_KEYS = Object.keys(TurnTraceSchema.shape);
+const EVENT_KEYS = new Set(["slotEvents", "flowEvents", "errors"]);
 
 /** A stored trace as the model, validated. */
 export function toTurnTrace(doc: Raw): TurnTrace {
-  return decodeWith(TurnTraceSchema, "turn_traces", doc, () => {
-    const t: Raw = { id: doc._id };
-    for (const k of TRACE_KEYS) if (k in doc && !DECODED_TRACE_KEYS.has(k)) t[k] = doc[k];
-    t.toolTraces = each(doc.toolTraces, (tool) => ({
-      ...tool,
-      finalData: decodeJson(tool.finalData),
-    }));
-    for (const k of ["slotEvents", "flowEvents", "errors"] as const) {
-      const events = doc[k];
-      t[k] = Array.isArray(events) ? events.map(decodeJson) : events;
+  return decodeWith(TurnTraceSchema, canonicalTurnTrace, "turn_traces", doc, () => {
+    // Built in schema order, so that the fast path can return it as it is.
+    const t: Raw = {};
+    for (const k of TRACE_KEYS) {
+      const value = doc[k];
+      if (k === "id") t.id = doc._id;
+      else if (k === "metadata") t.metadata = decodeJson(value);
+      else if (k === "toolTraces") {
+        t.toolTraces = each(value, (tool) => ({ ...tool, finalData: decodeJson(tool.finalData) }));
+      } else if (EVENT_KEYS.has(k)) {
+        t[k] = Array.isArray(value) ? value.map(decodeJson) : value;
+      } else if (k in doc) t[k] = value;
     }
-    t.metadata = decodeJson(doc.metadata);
     return t;
   });
 }

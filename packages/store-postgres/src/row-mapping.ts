@@ -3,6 +3,9 @@ import {
   type ConversationRecord,
   ConversationSchema,
   CorruptDataError,
+  canonicalConversation,
+  canonicalMessage,
+  canonicalTurnTrace,
   type Message,
   MessageSchema,
   parseInput,
@@ -12,7 +15,6 @@ import {
   type UsageSums,
   ValidationError,
 } from "@message-store/core";
-import { canonicalConversation, canonicalMessage, canonicalTurnTrace } from "./canonical-record.js";
 import { ADAPTER } from "./errors.js";
 import {
   decodeNullable,

@@ -65,16 +65,29 @@ describe("unreachable server, bad DSN", () => {
     expect(everything(error)).not.toContain(SECRET);
   });
 
-  it.each([
-    [`postgres://u:${SECRET}@[broken/db`],
-    [`postgres://u:${SECRET}@no-such-host.invalid:5432/db`],
-    [`not a dsn ${SECRET}`],
-  ])("a bad DSN (%s) gives ConnectionError without the password", async (dsn) => {
+  it("an unknown host gives ConnectionError without the password", async () => {
+    const dsn = `postgres://u:${SECRET}@no-such-host.invalid:5432/db`;
     const { error, ms } = await failure({ dsn, connect_timeout_ms: 2_000 });
     expect(error).toBeInstanceOf(ConnectionError);
     expect(ms).toBeLessThan(5_000);
     expect(everything(error)).not.toContain(SECRET);
   });
+
+  it.each([
+    ["an unclosed IPv6 host", `postgres://u:${SECRET}@[broken/db`],
+    ["a bad port", `postgres://u:${SECRET}@127.0.0.1:notaport/db`],
+    ["no scheme", `u:${SECRET}@localhost:5432/db`],
+    ["another scheme", `mysql://u:${SECRET}@127.0.0.1/db`],
+    ["plain words", `not a dsn ${SECRET}`],
+  ])(
+    "a DSN with %s gives ConfigurationError before any I/O, without the password",
+    async (_, dsn) => {
+      const { error } = await failure({ dsn });
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toMatch(/^\[message-store\] \[postgres\] dsn /);
+      expect(everything(error)).not.toContain(SECRET);
+    },
+  );
 
   it("the factory reports the same ConnectionError", async () => {
     const port = await findFreePort();

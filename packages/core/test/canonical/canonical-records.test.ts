@@ -1,21 +1,22 @@
+import { describe, expect, it } from "vitest";
 import {
+  ConversationInputSchema,
   ConversationSchema,
+  canonicalConversation,
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
   MAX_JSON_DEPTH,
   MessageSchema,
   TurnTraceSchema,
-} from "@message-store/core";
-import { describe, expect, it } from "vitest";
-import {
-  canonicalConversation,
-  canonicalMessage,
-  canonicalTurnTrace,
-} from "../src/canonical-record.js";
+} from "../../src/index.js";
 
 /**
- * The structural fast path of row mapping must never accept what core's schema would reject, and
- * must return exactly what the schema returns (values and key order) whenever it answers.
- * Checked over valid rows, rows whose nested objects come in `jsonb`'s key order, and hundreds of
- * mutations of them.
+ * The structural fast paths (adapters' reads, `MessageStore`'s input) must never accept what
+ * core's schema would reject, and must return exactly what the schema returns (values, filled
+ * defaults and key order) whenever they answer. Checked over valid records, records whose nested
+ * objects come in another key order (as `jsonb` returns them), and hundreds of mutations of them,
+ * in both modes (`copy` false for reads, true for input).
  */
 
 type Obj = Record<string, unknown>;
@@ -141,7 +142,7 @@ const trace: Obj = {
   metadata: {},
 };
 
-const conversation: Obj = {
+const conversationRecord: Obj = {
   id: "c1",
   userId: "u1",
   agentId: "a1",
@@ -150,8 +151,8 @@ const conversation: Obj = {
   updatedAt: 2,
   tags: ["t"],
   metadata: { k: "v" },
-  lastActivityAt: 3,
 };
+const conversation: Obj = { ...conversationRecord, lastActivityAt: 3 };
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -205,16 +206,31 @@ function withEmbedding(base: Obj): Obj {
   return { ...base, embedding: [1, -0] };
 }
 
-describe.each([
-  { name: "message", base: message, schema: MessageSchema, check: canonicalMessage },
-  { name: "turn trace", base: trace, schema: TurnTraceSchema, check: canonicalTurnTrace },
+type Check = (value: unknown, copy?: boolean) => unknown;
+
+const MODELS = [
+  { name: "message", base: message, schema: MessageSchema, check: canonicalMessage as Check },
+  { name: "turn trace", base: trace, schema: TurnTraceSchema, check: canonicalTurnTrace as Check },
   {
     name: "conversation",
     base: conversation,
     schema: ConversationSchema,
-    check: canonicalConversation,
+    check: canonicalConversation as Check,
   },
-])("structural check of a $name row", ({ base, schema, check }) => {
+  {
+    name: "conversation record",
+    base: conversationRecord,
+    schema: ConversationInputSchema,
+    check: canonicalConversationRecord as Check,
+  },
+];
+
+describe.each(
+  MODELS.flatMap((m) => [
+    { ...m, copy: false, mode: "read" },
+    { ...m, copy: true, mode: "input" },
+  ]),
+)("structural check of a $name ($mode)", ({ base, schema, check, copy }) => {
   /** The fast path's answer equals the schema's output, key order included. */
   function expectSameAsSchema(candidate: Obj, fast: unknown): void {
     const parsed = schema.safeParse(candidate);
@@ -223,27 +239,37 @@ describe.each([
     expect(JSON.stringify(fast)).toBe(JSON.stringify(parsed.data));
   }
 
-  it("returns a valid row as it is", () => {
+  it(copy ? "returns a valid record as a new object" : "returns a valid record as it is", () => {
     const row = clone(base);
-    expect(check(row)).toBe(row);
-    expectSameAsSchema(clone(base), check(clone(base)));
+    if (copy) {
+      const fast = check(row, true) as Obj;
+      expect(fast).not.toBe(row);
+      // Nothing but free-form JSON is shared with the input, as with the schema's output.
+      for (const key of Object.keys(row)) {
+        const value = row[key];
+        if (Array.isArray(value) && value.length > 0) expect(fast[key]).not.toBe(value);
+      }
+    } else {
+      expect(check(row, false)).toBe(row);
+    }
+    expectSameAsSchema(clone(base), check(clone(base), copy));
   });
 
   it("puts nested model objects back in schema order", () => {
     const row = reorderedNested(base);
-    const fast = check(row);
+    const fast = check(row, copy);
     expect(fast).toBeDefined();
     expectSameAsSchema(row, fast);
   });
 
   it("answers nothing the schema would reject or change", () => {
-    const candidates = [...mutations(base), withEmbedding(base)];
+    const candidates = [...mutations(base), withEmbedding(base), ...oddShapes(base)];
     const lone = clone(base);
     lone.id = "\ud800";
     candidates.push(lone);
     let accepted = 0;
     for (const candidate of candidates) {
-      const fast = check(candidate as Obj);
+      const fast = check(candidate as Obj, copy);
       if (fast === undefined) continue;
       accepted++;
       expectSameAsSchema(candidate, fast);
@@ -251,5 +277,85 @@ describe.each([
     // The check is not vacuous: some mutations are valid and take the fast path.
     expect(accepted).toBeGreaterThan(5);
     expect(candidates.length - accepted).toBeGreaterThan(100);
+  });
+});
+
+/** Inputs a JavaScript caller can make that JSON cannot: odd prototypes, symbols, holes, getters. */
+function oddShapes(base: Obj): Obj[] {
+  class Model {}
+  const out: Obj[] = [];
+  out.push(Object.assign(new Model(), clone(base)) as Obj);
+  out.push(Object.assign(Object.create(null), clone(base)));
+  out.push({ ...clone(base), [Symbol("s")]: 1 });
+  out.push({ ...clone(base), extra: undefined });
+  const withGetter = clone(base);
+  Object.defineProperty(withGetter, "id", { get: () => "g1", enumerable: true });
+  out.push(withGetter);
+  for (const key of Object.keys(base)) {
+    if (Array.isArray(base[key])) {
+      // biome-ignore lint/suspicious/noSparseArray: a hole is the point
+      out.push({ ...clone(base), [key]: [, ...(clone(base[key]) as unknown[])] });
+    } else if (base[key] !== null && typeof base[key] === "object") {
+      out.push({ ...clone(base), [key]: Object.assign(new Model(), clone(base[key])) });
+      out.push({ ...clone(base), [key]: new Date(0) });
+    }
+    out.push({ ...clone(base), [key]: undefined });
+  }
+  return out;
+}
+
+describe("input fast path: defaults and copies", () => {
+  it("fills every default of a minimal message as the schema does", () => {
+    const minimal = {
+      id: "m",
+      conversationId: "c",
+      userId: "u",
+      role: "user",
+      originalContent: "hi",
+      timestamp: 1,
+    };
+    const fast = canonicalMessage(minimal, true);
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(MessageSchema.parse(minimal)));
+  });
+
+  it("fills every default of a minimal trace, tool trace and llm call", () => {
+    const minimal = {
+      id: "t",
+      messageId: "m",
+      conversationId: "c",
+      agentId: "a",
+      timestamp: 1,
+      totalTokens: 0,
+      totalLatencyMs: 0,
+      llmCalls: [
+        { purpose: "other", model: "m", promptTokens: 0, completionTokens: 0, latencyMs: 0 },
+      ],
+      toolTraces: [{ toolName: "t", generationAttempts: [{ attempt: 1, script: "" }] }],
+    };
+    const fast = canonicalTurnTrace(minimal, true);
+    expect(fast).toBeDefined();
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(TurnTraceSchema.parse(minimal)));
+  });
+
+  it("gives defaults that are new objects each time", () => {
+    const minimal = {
+      id: "m",
+      conversationId: "c",
+      userId: "u",
+      role: "user",
+      originalContent: "",
+      timestamp: 0,
+    };
+    const a = canonicalMessage(minimal, true)!;
+    const b = canonicalMessage(minimal, true)!;
+    expect(a.metadata).not.toBe(b.metadata);
+    expect(a.entities).not.toBe(b.entities);
+  });
+
+  it("normalises -0 in an embedding and copies it", () => {
+    const input = { ...clone(message), embedding: [1, -0] };
+    const fast = canonicalMessage(input, true)!;
+    expect(Object.is(fast.embedding![1], 0)).toBe(true);
+    expect(fast.embedding).not.toBe(input.embedding);
   });
 });
