@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MessageInput, TurnTraceInput } from "@message-store/core";
 import { afterEach } from "vitest";
 
 const dirs: string[] = [];
@@ -29,41 +28,7 @@ export function crashCopy(path: string): string {
   return copy;
 }
 
-export function message(
-  id: string,
-  conversationId: string,
-  timestamp: number,
-  extra: Partial<MessageInput> = {},
-): MessageInput {
-  return {
-    id,
-    conversationId,
-    userId: "u1",
-    role: "user",
-    originalContent: `content of ${id}`,
-    timestamp,
-    ...extra,
-  };
-}
-
-export function trace(
-  id: string,
-  messageId: string,
-  conversationId: string,
-  timestamp: number,
-  extra: Partial<TurnTraceInput> = {},
-): TurnTraceInput {
-  return {
-    id,
-    messageId,
-    conversationId,
-    agentId: "agent-1",
-    timestamp,
-    totalTokens: 100,
-    totalLatencyMs: 10,
-    ...extra,
-  };
-}
+export { messageInput as message, traceInput as trace } from "@message-store/test-servers";
 
 export const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 

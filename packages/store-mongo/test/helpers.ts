@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ConversationInput, MessageInput, TurnTraceInput } from "@message-store/core";
+import { messageInput, traceInput } from "@message-store/test-servers";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, inject } from "vitest";
 import { MongoMessageStore } from "../src/index.js";
@@ -90,15 +91,7 @@ export function msg(
   offset: number,
   extra: Partial<MessageInput> = {},
 ): MessageInput {
-  return {
-    id,
-    conversationId,
-    userId: "user-1",
-    role: "user",
-    originalContent: `content of ${id}`,
-    timestamp: T0 + offset,
-    ...extra,
-  };
+  return messageInput(id, conversationId, T0 + offset, { userId: "user-1", ...extra });
 }
 
 /** A trace of message `messageId`. */
@@ -108,17 +101,12 @@ export function traceOf(
   conversationId: string,
   extra: Partial<TurnTraceInput> = {},
 ): TurnTraceInput {
-  return {
-    id,
-    messageId,
-    conversationId,
-    agentId: "agent-1",
+  return traceInput(id, messageId, conversationId, T0, {
     userId: "user-1",
-    timestamp: T0,
     totalTokens: 10,
     totalLatencyMs: 100,
     ...extra,
-  };
+  });
 }
 
 /** The ids of a conversation's transcript, read page by page (`limit` per page, or all at once). */

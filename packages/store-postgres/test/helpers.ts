@@ -4,7 +4,7 @@ import type {
   PostgresStoreConfig,
   TurnTraceInput,
 } from "@message-store/core";
-import { createTestDatabase, dropTestDatabase } from "@message-store/test-servers";
+import { createTestDatabase, dropTestDatabase, traceInput } from "@message-store/test-servers";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { PostgresMessageStore } from "../src/index.js";
@@ -49,22 +49,7 @@ export function conversation(
   return { id, userId, createdAt: 1_000, ...extra };
 }
 
-export function message(
-  id: string,
-  conversationId: string,
-  timestamp: number,
-  extra: Partial<MessageInput> = {},
-): MessageInput {
-  return {
-    id,
-    conversationId,
-    userId: "u1",
-    role: "user",
-    originalContent: `content of ${id}`,
-    timestamp,
-    ...extra,
-  };
-}
+export { messageInput as message } from "@message-store/test-servers";
 
 export function trace(
   id: string,
@@ -72,14 +57,5 @@ export function trace(
   conversationId: string,
   extra: Partial<TurnTraceInput> = {},
 ): TurnTraceInput {
-  return {
-    id,
-    messageId,
-    conversationId,
-    agentId: "agent-1",
-    timestamp: 5_000,
-    totalTokens: 100,
-    totalLatencyMs: 250,
-    ...extra,
-  };
+  return traceInput(id, messageId, conversationId, 5_000, { totalLatencyMs: 250, ...extra });
 }

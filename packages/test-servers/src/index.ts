@@ -1,6 +1,7 @@
 /**
  * Real database servers for this repo's tests: embedded PostgreSQL 18 and the jongodb
- * MongoDB wire server. Private workspace package; no mocks.
+ * MongoDB wire server, and the minimal record inputs the adapters' tests share. Private
+ * workspace package; no mocks.
  * @packageDocumentation
  */
 export {
@@ -21,4 +22,5 @@ export {
   type MongoServer,
   startJongodb,
 } from "./jongodb.js";
+export { messageInput, traceInput } from "./record-inputs.js";
 export { createTestDatabase, dropTestDatabase } from "./test-databases.js";
