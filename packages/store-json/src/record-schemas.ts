@@ -37,7 +37,7 @@ export function describeRecord(what: string, value: unknown): string {
 
 /**
  * Validates a record read from disk with core's model. A failure is a `CorruptDataError`
- * naming the location and the first failing field. `canonical` (see `canonical-record.ts`) is
+ * naming the location and the first failing field. `canonical` (core's `canonicalMessage` & co.) is
  * the fast path: when it answers, its answer is what the schema would return.
  */
 export function parseStored<S extends Parameters<typeof parseInput>[0]>(

@@ -43,7 +43,7 @@ function nullableText(v: unknown): string | null {
 }
 
 /**
- * The row as the model: from the cheap structural check of `canonical-record.ts` when it can
+ * The row as the model: from core's cheap structural check (`canonicalMessage` & co.) when it can
  * tell (it then returns exactly what the schema would), otherwise through the schema, which fills
  * defaults of hand-written rows or rejects the row as `CorruptDataError`.
  */

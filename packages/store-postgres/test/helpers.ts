@@ -1,6 +1,5 @@
 import type {
   ConversationInput,
-  MessageInput,
   PostgresStoreConfig,
   TurnTraceInput,
 } from "@message-store/core";
