@@ -1,8 +1,4 @@
-import type {
-  ConversationInput,
-  PostgresStoreConfig,
-  TurnTraceInput,
-} from "@message-store/core";
+import type { ConversationInput, PostgresStoreConfig, TurnTraceInput } from "@message-store/core";
 import { createTestDatabase, dropTestDatabase, traceInput } from "@message-store/test-servers";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
