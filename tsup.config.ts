@@ -12,6 +12,8 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  splitting: false,
+  // A package with several entry points (core: "." and "./adapter") must share one copy of each
+  // module between them, or `MessageStore` would exist twice.
+  splitting: true,
   treeshake: true,
 });

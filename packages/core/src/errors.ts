@@ -1,6 +1,9 @@
 import { redactSecrets } from "./redact.js";
 
 const BRAND = Symbol.for("@message-store/core/MessageStoreError");
+/** On each of core's error classes: the `code` its instances carry (see `hasInstance`). */
+const CLASS_CODE = Symbol.for("@message-store/core/MessageStoreError.code");
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
 
 /** Stable machine-readable codes, one per error class. */
 export type MessageStoreErrorCode =
@@ -26,11 +29,27 @@ function prefix(adapter: string | undefined, message: string): string {
 }
 
 /**
+ * `instanceof` by brand, so that an error thrown by one copy of core is an instance of the
+ * classes of any other copy loaded in the same process: `MessageStoreError` matches every
+ * branded error, each of core's subclasses matches its `code`, and a class of yours that extends
+ * one of them keeps the ordinary prototype check.
+ */
+function hasInstance(cls: Function, value: unknown): boolean {
+  if (!Object.hasOwn(cls, CLASS_CODE)) return ordinaryHasInstance.call(cls, value);
+  const code = (cls as unknown as Record<symbol, MessageStoreErrorCode | null>)[CLASS_CODE];
+  return isMessageStoreError(value) && (code === null || value.code === code);
+}
+
+/**
  * Base class of every error the library throws. `code` is stable across versions; match on it
- * (or on the class) rather than on the message. Use {@link isMessageStoreError} instead of
- * `instanceof` when two copies of core may be loaded.
+ * (or on the class) rather than on the message. `instanceof` works across copies of core loaded
+ * in one process (it checks a brand, not the prototype chain).
  */
 export class MessageStoreError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasInstance(this, value);
+  }
+
   readonly code: MessageStoreErrorCode;
   /** The adapter that raised it (`"json"`, `"postgres"`, …), if any. */
   readonly adapter: string | undefined;
@@ -138,7 +157,25 @@ export class UnsupportedOperationError extends MessageStoreError {
   }
 }
 
-/** True for any error thrown by any copy of `@message-store/core` (brand check, not `instanceof`). */
+const CODES: [Function, MessageStoreErrorCode | null][] = [
+  [MessageStoreError, null],
+  [ValidationError, "VALIDATION"],
+  [IntegrityError, "INTEGRITY"],
+  [NotFoundError, "NOT_FOUND"],
+  [ConnectionError, "CONNECTION"],
+  [CorruptDataError, "CORRUPT_DATA"],
+  [StoreClosedError, "STORE_CLOSED"],
+  [StoreLockedError, "STORE_LOCKED"],
+  [ConfigurationError, "CONFIGURATION"],
+  [StorageError, "STORAGE"],
+  [UnsupportedOperationError, "UNSUPPORTED"],
+];
+for (const [cls, code] of CODES) Object.defineProperty(cls, CLASS_CODE, { value: code });
+
+/**
+ * True for any error thrown by any copy of `@message-store/core`. Since `instanceof` answers by
+ * brand too, `e instanceof MessageStoreError` is equivalent.
+ */
 export function isMessageStoreError(error: unknown): error is MessageStoreError {
   return (
     typeof error === "object" &&
@@ -147,8 +184,22 @@ export function isMessageStoreError(error: unknown): error is MessageStoreError 
   );
 }
 
-/** Replaces a driver error by a plain copy whose message and stack carry no secrets. */
-function scrubCause(cause: unknown): unknown {
+/**
+ * @internal Puts the adapter's name on an error raised without one (core's base class does this
+ * for every error a hook throws), rewriting the message prefix to `[message-store] [adapter]`.
+ */
+export function stampAdapter(error: MessageStoreError, adapter: string): MessageStoreError {
+  if (error.adapter !== undefined) return error;
+  const before = error.message;
+  const after = prefix(adapter, before.replace(/^\[message-store\] /, ""));
+  Object.defineProperty(error, "adapter", { value: adapter, enumerable: true });
+  error.message = after;
+  if (typeof error.stack === "string") error.stack = error.stack.replace(before, after);
+  return error;
+}
+
+/** @internal Replaces a driver error by a plain copy whose message and stack carry no secrets. */
+export function scrubCause(cause: unknown): unknown {
   if (!(cause instanceof Error))
     return cause === undefined ? undefined : redactSecrets(String(cause));
   const copy = new Error(redactSecrets(cause.message));

@@ -1,18 +1,9 @@
-export { cosineSimilarity } from "./analytics/cosine.js";
-export { matchesTraceFilter } from "./analytics/trace-filter.js";
-export {
-  bucketStart,
-  finalizeUsage,
-  matchesUsageQuery,
-  summarizeTraces,
-  type UsageSums,
-} from "./analytics/usage.js";
-export {
-  canonicalConversation,
-  canonicalConversationRecord,
-} from "./canonical/canonical-conversation.js";
-export { canonicalMessage } from "./canonical/canonical-message.js";
-export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
+/**
+ * `@message-store/core`: what applications use. The models, the `MessageStore` contract and its
+ * factory, typed errors, ids and replay into model SDK formats. Adapter authors also import
+ * `@message-store/core/adapter`.
+ * @packageDocumentation
+ */
 export {
   type CompressOptions,
   compressionHint,
@@ -35,38 +26,52 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
-export {
-  type CustomStoreConfig,
-  JsonConfigSchema,
-  type JsonStoreConfig,
-  MongoConfigSchema,
-  type MongoStoreConfig,
-  PostgresConfigSchema,
-  type PostgresStoreConfig,
-  type ResolvedJsonConfig,
-  type ResolvedMongoConfig,
-  type ResolvedPostgresConfig,
-  type StoreConfig,
-} from "./factory/config.js";
-export { registerStorage, type StorageFactory } from "./factory/initialize.js";
+export type {
+  StorageConfigMap,
+  StorageName,
+  StoreConfig,
+} from "./factory/storage-config-map.js";
 export { MessageStore } from "./message-store.js";
 export type { MessageStoreApi, StoreCapabilities } from "./message-store-api.js";
-export { MessageStoreHooks, type SequencedMessage } from "./message-store-hooks.js";
-export * from "./models/conversation.js";
-export * from "./models/json.js";
-export * from "./models/message.js";
+export {
+  type Conversation,
+  type ConversationInput,
+  ConversationInputSchema,
+  type ConversationRecord,
+  ConversationSchema,
+} from "./models/conversation.js";
+export { type Json, type JsonObject, JsonObjectSchema, JsonSchema } from "./models/json.js";
+export {
+  EmbeddingSchema,
+  type Entity,
+  type EntityInput,
+  EntitySchema,
+  type Message,
+  type MessageInput,
+  type MessageRole,
+  MessageRoleSchema,
+  MessageSchema,
+  type ToolCall,
+  type ToolCallInput,
+  ToolCallSchema,
+} from "./models/message.js";
 export * from "./models/primitives.js";
 export * from "./models/queries.js";
-export * from "./models/turn-trace.js";
-export { newId } from "./new-id.js";
-export { type ConversationKey, cursors, type MessageKey, type TraceKey } from "./paging/cursor.js";
 export {
-  compareConversationKeys,
-  compareIds,
-  compareMessageKeys,
-  compareTraceKeys,
-} from "./paging/ordering.js";
-export { type PageRequest, sliceAfter, toPage } from "./paging/page-request.js";
+  LLMCallPurposeSchema,
+  type LLMCallRecord,
+  type LLMCallRecordInput,
+  LLMCallRecordSchema,
+  type ScriptGenAttempt,
+  ScriptGenAttemptSchema,
+  type ToolTrace,
+  type ToolTraceInput,
+  ToolTraceSchema,
+  type TurnTrace,
+  type TurnTraceInput,
+  TurnTraceSchema,
+} from "./models/turn-trace.js";
+export { newId } from "./new-id.js";
 export { redactSecrets } from "./redact.js";
 export {
   pairToolCalls,
@@ -89,5 +94,3 @@ export {
   type OpenAIChatToolCall,
   toOpenAIChatMessages,
 } from "./replay/to-openai-chat-messages.js";
-export { UserScopedStore } from "./scoped/user-scoped-store.js";
-export { parseId, parseInput } from "./validation.js";

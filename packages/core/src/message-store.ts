@@ -9,9 +9,15 @@ import {
   MAX_CONTEXT,
 } from "./canonical/input-fast-paths.js";
 import { compressMessages } from "./context/compress-messages.js";
-import { StoreClosedError, UnsupportedOperationError, ValidationError } from "./errors.js";
-import type { StoreConfig } from "./factory/config.js";
-import { initializeStore } from "./factory/initialize.js";
+import {
+  isMessageStoreError,
+  StoreClosedError,
+  stampAdapter,
+  UnsupportedOperationError,
+  ValidationError,
+} from "./errors.js";
+import { openStore } from "./factory/open-store.js";
+import type { StoreConfig } from "./factory/storage-config-map.js";
 import type { MessageStoreApi } from "./message-store-api.js";
 import { MessageStoreHooks } from "./message-store-hooks.js";
 import {
@@ -51,23 +57,47 @@ const MessageBatchSchema = z.array(MessageSchema).max(MAX_BATCH);
 const ContextSizeSchema = z.number().int().min(0).max(MAX_CONTEXT);
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
+/** Marks every store made by any copy of core, so `instanceof MessageStore` works across copies. */
+const STORE_BRAND = Symbol.for("@message-store/core/MessageStore");
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
 
 /**
  * The abstract message store. Application code gets one from {@link MessageStore.initialize} and
  * programs against the {@link MessageStoreApi} methods, documented there.
  *
- * Adapter authors extend this class and implement the protected hooks only. The public methods
- * (here, once for every adapter) validate input, reject after `close()`, wait for calls in flight
- * before closing, and turn keyset rows into pages and cursors; hooks receive validated records
- * and throw core's errors with their adapter name.
+ * Adapter authors extend this class and implement the protected hooks only (see
+ * `MessageStoreHooks` and `@message-store/core/adapter`). The public methods (here, once for
+ * every adapter) validate input, reject after `close()`, wait for calls in flight before
+ * closing, turn keyset rows into pages and cursors, and give every error the adapter's name.
  */
 export abstract class MessageStore
   extends MessageStoreHooks
   implements MessageStoreApi, AsyncDisposable
 {
-  /** Creates, connects and initialises the store named by `config.storage`. See `StoreConfig`. */
+  /**
+   * Creates, connects and initialises the store named by `config.storage`, through the adapter
+   * registered under that name: importing an adapter package registers it (in plain Node, a
+   * built-in adapter that was not imported is imported by its package name). Throws
+   * `ConfigurationError` for an unknown storage or a bad config, `ConnectionError` when the
+   * backend cannot be reached. See {@link StoreConfig} for the typed config.
+   */
   static initialize(config: StoreConfig): Promise<MessageStore> {
-    return initializeStore(config);
+    return openStore<MessageStore>(config);
+  }
+
+  /** True for a store of any copy of core; subclasses keep the ordinary prototype check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== MessageStore) return ordinaryHasInstance.call(this, value);
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[STORE_BRAND] === true
+    );
+  }
+
+  constructor() {
+    super();
+    Object.defineProperty(this, STORE_BRAND, { value: true });
   }
 
   #closed = false;
@@ -81,12 +111,12 @@ export abstract class MessageStore
 
   async storeConversation(conversation: ConversationInput): Promise<Conversation> {
     const record = this.#parse(ConversationInputSchema, conversation, "conversation");
-    return this.#run(() => this.putConversation(record));
+    return this.#run(() => this._storeConversation(record));
   }
 
   async getConversation(id: string): Promise<Conversation | null> {
     const key = this.#id(id, "conversation id");
-    return this.#run(() => this.readConversation(key));
+    return this.#run(() => this._getConversation(key));
   }
 
   async getConversationsByUserId(
@@ -96,7 +126,7 @@ export abstract class MessageStore
     const key = this.#id(userId, "user id");
     const { limit, after } = this.#paging(options, cursors.conversation.decode);
     const rows = await this.#run(() =>
-      this.listConversationsByUser(key, { after, take: take(limit) }),
+      this._getConversationsByUserId(key, { after, take: take(limit) }),
     );
     return toPage(
       rows,
@@ -114,7 +144,7 @@ export abstract class MessageStore
     );
     const { limit, after } = this.#paging(page, cursors.conversationId.decode);
     const rows = await this.#run(() =>
-      this.listAllConversations(userId ?? null, { after, take: take(limit) }),
+      this._listConversations(userId ?? null, { after, take: take(limit) }),
     );
     return toPage(
       rows,
@@ -126,12 +156,12 @@ export abstract class MessageStore
 
   async deleteConversation(id: string): Promise<boolean> {
     const key = this.#id(id, "conversation id");
-    return this.#run(() => this.removeConversation(key));
+    return this.#run(() => this._deleteConversation(key));
   }
 
   async storeMessage(message: MessageInput): Promise<Message> {
     const record = this.#parse(MessageSchema, message, "message", fastMessage);
-    const [stored] = await this.#run(() => this.putMessages([record]));
+    const [stored] = await this.#run(() => this._storeMessages([record]));
     return stored!;
   }
 
@@ -152,18 +182,18 @@ export abstract class MessageStore
       this.#assertOpen();
       return [];
     }
-    return this.#run(() => this.putMessages(records));
+    return this.#run(() => this._storeMessages(records));
   }
 
   async getMessage(id: string): Promise<Message | null> {
     const key = this.#id(id, "message id");
-    return this.#run(() => this.readMessage(key));
+    return this.#run(() => this._getMessage(key));
   }
 
   async flagMessage(id: string, flagged = true): Promise<Message> {
     const key = this.#id(id, "message id");
     const value = this.#parse(z.boolean(), flagged, "flagged");
-    const updated = await this.#run(() => this.setMessageFlag(key, value));
+    const updated = await this.#run(() => this._flagMessage(key, value));
     if (updated === null) throw this.notFound(`message ${JSON.stringify(key)} does not exist`);
     return updated;
   }
@@ -174,7 +204,9 @@ export abstract class MessageStore
   ): Promise<Page<Message>> {
     const key = this.#id(conversationId, "conversation id");
     const { limit, after } = this.#paging(options, cursors.message.decode);
-    const rows = await this.#run(() => this.listMessages(key, { after, take: take(limit) }));
+    const rows = await this.#run(() =>
+      this._getMessagesByConversationId(key, { after, take: take(limit) }),
+    );
     return toPage(
       rows,
       limit,
@@ -200,18 +232,18 @@ export abstract class MessageStore
       this.#assertOpen();
       return [];
     }
-    const messages = await this.#run(() => this.readImmediateContext(key, count));
+    const messages = await this.#run(() => this._getImmediateContext(key, count));
     return compress ? compressMessages(messages, compress) : messages;
   }
 
   async storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace> {
     const record = this.#parse(TurnTraceSchema, trace, "turn trace", fastTrace);
-    return this.#run(() => this.putTurnTrace(record));
+    return this.#run(() => this._storeTurnTrace(record));
   }
 
   async getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
     const key = this.#id(messageId, "message id");
-    return this.#run(() => this.readTurnTraceByMessageId(key));
+    return this.#run(() => this._getTurnTraceByMessageId(key));
   }
 
   async getTurnTracesByAgentId(
@@ -230,7 +262,7 @@ export abstract class MessageStore
       ...filter
     } = this.#parse(TurnTraceQuerySchema, query, "trace query");
     const { limit, after } = this.#paging({ limit: rawLimit, cursor }, cursors.trace.decode);
-    const rows = await this.#run(() => this.listTurnTraces(filter, { after, take: take(limit) }));
+    const rows = await this.#run(() => this._queryTurnTraces(filter, { after, take: take(limit) }));
     return toPage(
       rows,
       limit,
@@ -241,12 +273,12 @@ export abstract class MessageStore
 
   async summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]> {
     const parsed = this.#parse(UsageQuerySchema, query, "usage query");
-    return this.#run(() => this.aggregateUsage(parsed));
+    return this.#run(() => this._summarizeUsage(parsed));
   }
 
   async deleteUserData(userId: string): Promise<DeletedCounts> {
     const key = this.#id(userId, "user id");
-    return this.#run(() => this.removeUserData(key));
+    return this.#run(() => this._deleteUserData(key));
   }
 
   async searchMessages(query: SearchQueryInput): Promise<SearchHit[]> {
@@ -256,7 +288,7 @@ export abstract class MessageStore
         adapter: this.adapterName,
       });
     }
-    const hits = await this.#run(() => this.searchByEmbedding(parsed));
+    const hits = await this.#run(() => this._searchMessages(parsed));
     return hits
       .map((h) => ({ message: h.message, score: Math.round(h.score * 1e9) / 1e9 }))
       .sort((a, b) => b.score - a.score || compareIds(a.message.id, b.message.id))
@@ -281,7 +313,9 @@ export abstract class MessageStore
   close(): Promise<void> {
     if (!this.#closing) {
       this.#closed = true;
-      this.#closing = Promise.allSettled([...this.#inFlight]).then(() => this.closeStore());
+      this.#closing = Promise.allSettled([...this.#inFlight]).then(() =>
+        this.#guard(() => this._close()),
+      );
     }
     return this.#closing;
   }
@@ -298,12 +332,22 @@ export abstract class MessageStore
 
   async #run<T>(operation: () => Promise<T>): Promise<T> {
     this.#assertOpen();
-    const pending = operation();
+    const pending = this.#guard(operation);
     this.#inFlight.add(pending);
     try {
       return await pending;
     } finally {
       this.#inFlight.delete(pending);
+    }
+  }
+
+  /** Runs a hook so that whatever it throws, synchronously or not, is core's error with this adapter's name. */
+  async #guard<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      const mapped = isMessageStoreError(error) ? error : this.mapError(error);
+      throw stampAdapter(mapped, this.adapterName);
     }
   }
 

@@ -55,7 +55,7 @@ describe("error classes", () => {
 });
 
 describe("isMessageStoreError", () => {
-  it("recognises an error from another copy of core by its Symbol.for brand", () => {
+  it("recognises an error from another copy of core by its Symbol.for brand, as instanceof does", () => {
     class ForeignError extends Error {
       readonly code = "INTEGRITY";
       constructor() {
@@ -66,7 +66,7 @@ describe("isMessageStoreError", () => {
       }
     }
     const foreign = new ForeignError();
-    expect(foreign instanceof MessageStoreError).toBe(false);
+    expect(foreign instanceof MessageStoreError).toBe(true);
     expect(isMessageStoreError(foreign)).toBe(true);
   });
 

@@ -45,7 +45,7 @@ describe("MessageStore close()", () => {
     const store = await seeded();
     await store.close();
     await expect(call(store)).rejects.toBeInstanceOf(StoreClosedError);
-    expect(store.hookCalls).toEqual(["closeStore"]);
+    expect(store.hookCalls).toEqual(["_close"]);
   });
 
   it("rejects even invalid input with StoreClosedError (closed is checked first)", async () => {
@@ -57,7 +57,7 @@ describe("MessageStore close()", () => {
     );
   });
 
-  it("waits for calls in flight, then calls closeStore once", async () => {
+  it("waits for calls in flight, then calls _close once", async () => {
     const store = await seeded();
     let open!: () => void;
     store.gate = new Promise((resolve) => {
@@ -74,7 +74,7 @@ describe("MessageStore close()", () => {
     expect(store.closeCount).toBe(1);
     await expect(inFlight).resolves.toMatchObject({ id: "m" });
     await expect(failing).rejects.toThrow(/does not exist/);
-    expect(store.hookCalls.at(-1)).toBe("closeStore");
+    expect(store.hookCalls.at(-1)).toBe("_close");
   });
 
   it("is idempotent: every call resolves when the first finishes", async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   compressionHint,
-  cursors,
   NotFoundError,
   UnsupportedOperationError,
   ValidationError,
 } from "../src/index.js";
+import { cursors } from "../src/paging/cursor.js";
 import { MemoryMessageStore } from "./support/memory-message-store.js";
 import { msg, seeded } from "./support/store-fixtures.js";
 
@@ -87,7 +87,7 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
       embedding: null,
       metadata: {},
     });
-    expect(store.hookCalls).toEqual(["putMessages"]);
+    expect(store.hookCalls).toEqual(["_storeMessages"]);
   });
 
   it("storeMessages([]) and getImmediateContext(…, 0) resolve without calling a hook", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MessageSchema, parseId, parseInput, ValidationError } from "../src/index.js";
+import { parseId, parseInput } from "../src/adapter.js";
+import { MessageSchema, ValidationError } from "../src/index.js";
 
 function thrown(fn: () => unknown): ValidationError {
   try {

@@ -1,19 +1,15 @@
-import type { Conversation, ConversationRecord } from "../models/conversation.js";
-import { canonicalObject, type Field, is, orNull, required, textList } from "./canonical-object.js";
-import { isCount, isId, isJsonObject, isText } from "./json-checks.js";
+import {
+  CONVERSATION_FIELDS,
+  CONVERSATION_READ_FIELDS,
+  type Conversation,
+  type ConversationRecord,
+} from "../models/conversation.js";
+import { storedFieldsOf } from "../models/model-field.js";
+import { canonicalObject } from "./canonical-object.js";
 
-const RECORD: readonly Field[] = [
-  required("id", is(isId)),
-  required("userId", is(isId)),
-  required("agentId", orNull(is(isId))),
-  required("title", orNull(is(isText))),
-  required("createdAt", is(isCount)),
-  required("updatedAt", is(isCount)),
-  required("tags", textList),
-  required("metadata", is(isJsonObject)),
-];
-
-const CONVERSATION: readonly Field[] = [...RECORD, required("lastActivityAt", is(isCount))];
+// Records are complete: stored rows and filled input have every field, so no defaults apply.
+const RECORD = storedFieldsOf(CONVERSATION_FIELDS);
+const CONVERSATION = storedFieldsOf(CONVERSATION_READ_FIELDS);
 
 /**
  * The structural fast path of `ConversationSchema` (a conversation as read back, with

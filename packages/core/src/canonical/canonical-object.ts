@@ -15,16 +15,6 @@ export interface Field {
   fallback?: () => unknown;
 }
 
-/** A required field. */
-export const required = (key: string, check: FieldCheck): Field => ({ key, check });
-
-/** A field with a default. */
-export const withDefault = (key: string, check: FieldCheck, fallback: () => unknown): Field => ({
-  key,
-  check,
-  fallback,
-});
-
 /** Wraps a boolean predicate as a check that returns the value itself. */
 export const is =
   (predicate: (v: unknown) => boolean): FieldCheck =>

@@ -3,11 +3,10 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ConfigurationError } from "../errors.js";
-import type { StorageFactory } from "./initialize.js";
 
-interface AdapterModule {
-  createMessageStore: StorageFactory;
+/** The package that holds the built-in adapter `storage` (`json` → `@message-store/json`). */
+export function adapterPackageName(storage: string): string | null {
+  return /^[a-z][a-z0-9-]{0,63}$/.test(storage) ? `@message-store/${storage}` : null;
 }
 
 function isNotFound(error: unknown, packageName: string): boolean {
@@ -35,11 +34,11 @@ function applicationBases(): string[] {
 }
 
 /**
- * Finds the package from the application's point of view. Core cannot always see an adapter
+ * Imports the package from the application's point of view. Core cannot always see an adapter
  * from its own folder (pnpm's isolated node_modules gives core only its own dependencies), but
  * the application that installed both can.
  */
-async function importFromApplication(packageName: string): Promise<AdapterModule | null> {
+async function importFromApplication(packageName: string): Promise<boolean> {
   for (const base of applicationBases()) {
     let manifestPath: string;
     try {
@@ -54,25 +53,24 @@ async function importFromApplication(packageName: string): Promise<AdapterModule
     const entry =
       manifest.exports?.["."]?.import ?? manifest.exports?.["."]?.default ?? manifest.main;
     if (!entry) continue;
-    return (await import(pathToFileURL(join(dirname(manifestPath), entry)).href)) as AdapterModule;
+    await import(pathToFileURL(join(dirname(manifestPath), entry)).href);
+    return true;
   }
-  return null;
+  return false;
 }
 
 /**
- * Loads a built-in adapter package by name. A variable specifier keeps bundlers from inlining
- * it. Throws `ConfigurationError` naming the package when it is not installed.
+ * The plain-Node convenience behind `initialize` for an adapter the application did not import:
+ * imports the package by name, which registers the adapter. Resolves `false` when the package
+ * cannot be found. A bundler cannot follow this import (the specifier is a variable); bundled
+ * applications import the adapter themselves.
  */
-export async function loadAdapter(packageName: string): Promise<AdapterModule> {
+export async function importAdapterPackage(packageName: string): Promise<boolean> {
   try {
-    return (await import(/* @vite-ignore */ packageName)) as AdapterModule;
+    await import(/* @vite-ignore */ packageName);
+    return true;
   } catch (error) {
     if (!isNotFound(error, packageName)) throw error;
-    const fromApplication = await importFromApplication(packageName);
-    if (fromApplication) return fromApplication;
-    throw new ConfigurationError(
-      `storage needs the package ${packageName}: run \`npm install ${packageName}\``,
-      { cause: error },
-    );
+    return importFromApplication(packageName);
   }
 }

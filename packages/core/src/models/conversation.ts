@@ -1,6 +1,35 @@
 import { z } from "zod";
+import { is, orNull, textList } from "../canonical/canonical-object.js";
+import { isCount, isId, isJsonObject, isText } from "../canonical/json-checks.js";
 import { JsonObjectSchema } from "./json.js";
+import { optional, required, shapeOf, storedShapeOf } from "./model-field.js";
 import { IdSchema, StringListSchema, TextSchema, TimestampSchema } from "./primitives.js";
+
+const id = is(isId);
+const count = is(isCount);
+const none = () => null;
+
+/**
+ * The fields of a conversation record, in order: the one declaration the schemas, the canonical
+ * checks and every adapter's storage layout are derived from. On input `createdAt` defaults to
+ * now and `updatedAt` to `createdAt` (see {@link ConversationInputSchema}).
+ */
+export const CONVERSATION_FIELDS = {
+  id: required(IdSchema, id),
+  userId: required(IdSchema, id),
+  agentId: optional(IdSchema.nullable(), orNull(id), none),
+  title: optional(TextSchema.nullable(), orNull(is(isText)), none),
+  createdAt: required(TimestampSchema, count),
+  updatedAt: required(TimestampSchema, count),
+  tags: optional(StringListSchema, textList, () => []),
+  metadata: optional(JsonObjectSchema, is(isJsonObject), () => ({})),
+};
+
+/** What a conversation adds on reads: the greater of `updatedAt` and the newest message timestamp. */
+export const CONVERSATION_READ_FIELDS = {
+  ...CONVERSATION_FIELDS,
+  lastActivityAt: required(TimestampSchema, count),
+};
 
 /**
  * A conversation as written. `createdAt` defaults to now, `updatedAt` to `createdAt`.
@@ -8,14 +37,9 @@ import { IdSchema, StringListSchema, TextSchema, TimestampSchema } from "./primi
  */
 export const ConversationInputSchema = z
   .strictObject({
-    id: IdSchema,
-    userId: IdSchema,
-    agentId: IdSchema.nullable().default(null),
-    title: TextSchema.nullable().default(null),
+    ...shapeOf(CONVERSATION_FIELDS),
     createdAt: TimestampSchema.optional(),
     updatedAt: TimestampSchema.optional(),
-    tags: StringListSchema.default([]),
-    metadata: JsonObjectSchema.default({}),
   })
   .transform((c) => {
     const createdAt = c.createdAt ?? Date.now();
@@ -27,17 +51,6 @@ export type ConversationInput = z.input<typeof ConversationInputSchema>;
 /** A validated conversation with every default filled: what adapters persist. */
 export type ConversationRecord = z.output<typeof ConversationInputSchema>;
 
-/** A conversation as read back. */
-export const ConversationSchema = z.strictObject({
-  id: IdSchema,
-  userId: IdSchema,
-  agentId: IdSchema.nullable(),
-  title: TextSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
-  tags: StringListSchema,
-  metadata: JsonObjectSchema,
-  /** The greater of `updatedAt` and the newest message timestamp. */
-  lastActivityAt: TimestampSchema,
-});
+/** A conversation as read back: every field present, with `lastActivityAt`. */
+export const ConversationSchema = z.strictObject(storedShapeOf(CONVERSATION_READ_FIELDS));
 export type Conversation = z.output<typeof ConversationSchema>;

@@ -1,5 +1,18 @@
 import { z } from "zod";
+import { canonicalObject, is, listOf, orNull, textList } from "../canonical/canonical-object.js";
+import {
+  isCount,
+  isId,
+  isInteger,
+  isJson,
+  isJsonObject,
+  isJsonObjectList,
+  isNonEmptyText,
+  isNonNegative,
+  isText,
+} from "../canonical/json-checks.js";
 import { JsonObjectSchema, JsonSchema } from "./json.js";
+import { fieldsOf, optional, required, shapeOf } from "./model-field.js";
 import {
   CountSchema,
   IdSchema,
@@ -18,64 +31,108 @@ export const LLMCallPurposeSchema = z.enum([
   "other",
 ]);
 
+const PURPOSES = new Set<unknown>(LLMCallPurposeSchema.options);
+const text = is(isText);
+const count = is(isCount);
+const nonNegative = is(isNonNegative);
+const none = () => null;
+const emptyList = () => [];
+/** A list of JSON objects; with `copy` a new array (the objects are shared, as the schema shares them). */
+const jsonObjects = (v: unknown, copy: boolean) =>
+  isJsonObjectList(v) ? (copy ? (v as unknown[]).slice() : v) : undefined;
+
+/** The fields of an {@link LLMCallRecord}, in order. */
+export const LLM_CALL_FIELDS = {
+  purpose: required(
+    LLMCallPurposeSchema,
+    is((v) => PURPOSES.has(v)),
+  ),
+  model: required(TextSchema.min(1), is(isNonEmptyText)),
+  promptTokens: required(CountSchema, count),
+  completionTokens: required(CountSchema, count),
+  latencyMs: required(NonNegativeSchema, nonNegative),
+  costUsd: optional(NonNegativeSchema.nullable(), orNull(nonNegative), none),
+  startedAt: optional(TimestampSchema.nullable(), orNull(count), none),
+  error: optional(TextSchema.nullable(), orNull(text), none),
+};
 /** One call to a model inside a turn. */
-export const LLMCallRecordSchema = z.strictObject({
-  purpose: LLMCallPurposeSchema,
-  model: TextSchema.min(1),
-  promptTokens: CountSchema,
-  completionTokens: CountSchema,
-  latencyMs: NonNegativeSchema,
-  costUsd: NonNegativeSchema.nullable().default(null),
-  startedAt: TimestampSchema.nullable().default(null),
-  error: TextSchema.nullable().default(null),
-});
+export const LLMCallRecordSchema = z.strictObject(shapeOf(LLM_CALL_FIELDS));
 export type LLMCallRecordInput = z.input<typeof LLMCallRecordSchema>;
 export type LLMCallRecord = z.output<typeof LLMCallRecordSchema>;
+const LLM_CALL = fieldsOf(LLM_CALL_FIELDS);
+const llmCall = (v: unknown, copy: boolean) => canonicalObject(v, LLM_CALL, copy);
 
+/** The fields of a {@link ScriptGenAttempt}, in order. */
+export const SCRIPT_GEN_ATTEMPT_FIELDS = {
+  attempt: required(
+    z.number().int().min(1),
+    is((v) => isInteger(v) && (v as number) >= 1),
+  ),
+  script: required(TextSchema, text),
+  error: optional(TextSchema.nullable(), orNull(text), none),
+  llmCall: optional(LLMCallRecordSchema.nullable(), orNull(llmCall), none),
+};
 /** One attempt at generating a tool script. */
-export const ScriptGenAttemptSchema = z.strictObject({
-  attempt: z.number().int().min(1),
-  script: TextSchema,
-  error: TextSchema.nullable().default(null),
-  llmCall: LLMCallRecordSchema.nullable().default(null),
-});
+export const ScriptGenAttemptSchema = z.strictObject(shapeOf(SCRIPT_GEN_ATTEMPT_FIELDS));
 export type ScriptGenAttempt = z.output<typeof ScriptGenAttemptSchema>;
+const ATTEMPT = fieldsOf(SCRIPT_GEN_ATTEMPT_FIELDS);
 
+/** The fields of a {@link ToolTrace}, in order. */
+export const TOOL_TRACE_FIELDS = {
+  toolName: required(TextSchema.min(1), is(isNonEmptyText)),
+  generationAttempts: optional(
+    z.array(ScriptGenAttemptSchema),
+    listOf((v, copy) => canonicalObject(v, ATTEMPT, copy)),
+    emptyList,
+  ),
+  finalScript: optional(TextSchema.nullable(), orNull(text), none),
+  finalData: optional(
+    JsonSchema,
+    is((v) => isJson(v, 0)),
+    none,
+  ),
+  stdout: optional(TextSchema.nullable(), orNull(text), none),
+  traceback: optional(TextSchema.nullable(), orNull(text), none),
+  outputBytes: optional(CountSchema, count, () => 0),
+  peakMemoryBytes: optional(NonNegativeSchema.nullable(), orNull(nonNegative), none),
+  durationMs: optional(NonNegativeSchema.nullable(), orNull(nonNegative), none),
+  exitCode: optional(z.number().int().nullable(), orNull(is(isInteger)), none),
+};
 /** One sandboxed tool run. */
-export const ToolTraceSchema = z.strictObject({
-  toolName: TextSchema.min(1),
-  generationAttempts: z.array(ScriptGenAttemptSchema).default([]),
-  finalScript: TextSchema.nullable().default(null),
-  finalData: JsonSchema.default(null),
-  stdout: TextSchema.nullable().default(null),
-  traceback: TextSchema.nullable().default(null),
-  outputBytes: CountSchema.default(0),
-  peakMemoryBytes: NonNegativeSchema.nullable().default(null),
-  durationMs: NonNegativeSchema.nullable().default(null),
-  exitCode: z.number().int().nullable().default(null),
-});
+export const ToolTraceSchema = z.strictObject(shapeOf(TOOL_TRACE_FIELDS));
 export type ToolTraceInput = z.input<typeof ToolTraceSchema>;
 export type ToolTrace = z.output<typeof ToolTraceSchema>;
+const TOOL_TRACE = fieldsOf(TOOL_TRACE_FIELDS);
+
+/**
+ * The fields of a {@link TurnTrace}, in order: the one declaration the schema, the canonical
+ * check and every adapter's storage layout are derived from.
+ */
+export const TURN_TRACE_FIELDS = {
+  id: required(IdSchema, is(isId)),
+  messageId: required(IdSchema, is(isId)),
+  conversationId: required(IdSchema, is(isId)),
+  agentId: required(IdSchema, is(isId)),
+  userId: optional(IdSchema.nullable(), orNull(is(isId)), none),
+  timestamp: required(TimestampSchema, count),
+  totalTokens: required(CountSchema, count),
+  totalLatencyMs: required(NonNegativeSchema, nonNegative),
+  llmCalls: optional(z.array(LLMCallRecordSchema), listOf(llmCall), emptyList),
+  taskEmissions: optional(StringListSchema, textList, emptyList),
+  toolTraces: optional(
+    z.array(ToolTraceSchema),
+    listOf((v, copy) => canonicalObject(v, TOOL_TRACE, copy)),
+    emptyList,
+  ),
+  slotEvents: optional(z.array(JsonObjectSchema), jsonObjects, emptyList),
+  flowEvents: optional(z.array(JsonObjectSchema), jsonObjects, emptyList),
+  errors: optional(z.array(JsonObjectSchema), jsonObjects, emptyList),
+  reasoningSteps: optional(StringListSchema, textList, emptyList),
+  metadata: optional(JsonObjectSchema, is(isJsonObject), () => ({})),
+};
 
 /** The observability record of one agent turn, attached to the assistant message that ended it. */
-export const TurnTraceSchema = z.strictObject({
-  id: IdSchema,
-  messageId: IdSchema,
-  conversationId: IdSchema,
-  agentId: IdSchema,
-  userId: IdSchema.nullable().default(null),
-  timestamp: TimestampSchema,
-  totalTokens: CountSchema,
-  totalLatencyMs: NonNegativeSchema,
-  llmCalls: z.array(LLMCallRecordSchema).default([]),
-  taskEmissions: StringListSchema.default([]),
-  toolTraces: z.array(ToolTraceSchema).default([]),
-  slotEvents: z.array(JsonObjectSchema).default([]),
-  flowEvents: z.array(JsonObjectSchema).default([]),
-  errors: z.array(JsonObjectSchema).default([]),
-  reasoningSteps: StringListSchema.default([]),
-  metadata: JsonObjectSchema.default({}),
-});
+export const TurnTraceSchema = z.strictObject(shapeOf(TURN_TRACE_FIELDS));
 /** What you pass to `storeTurnTrace`. */
 export type TurnTraceInput = z.input<typeof TurnTraceSchema>;
 /** A trace with every default filled, as stored and read back. */

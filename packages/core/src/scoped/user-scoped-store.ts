@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { NotFoundError, StoreClosedError, ValidationError } from "../errors.js";
-import type { MessageStore } from "../message-store.js";
 import type { MessageStoreApi, StoreCapabilities } from "../message-store-api.js";
 import {
   type Conversation,
@@ -33,6 +32,12 @@ import type { TurnTrace, TurnTraceInput } from "../models/turn-trace.js";
 import { TurnTraceSchema } from "../models/turn-trace.js";
 import { parseId, parseInput } from "../validation.js";
 
+/** The store a view confines: its public API, and whether it is closed. */
+export interface ScopableStore extends MessageStoreApi {
+  readonly closed: boolean;
+  readonly adapterName: string;
+}
+
 const EMPTY: Page<never> = Object.freeze({ items: [], nextCursor: null }) as Page<never>;
 
 /**
@@ -43,7 +48,7 @@ const EMPTY: Page<never> = Object.freeze({ items: [], nextCursor: null }) as Pag
  */
 export class UserScopedStore implements MessageStoreApi {
   constructor(
-    private readonly store: MessageStore,
+    private readonly store: ScopableStore,
     readonly userId: string,
   ) {}
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cosineSimilarity } from "../../src/index.js";
+import { cosineSimilarity } from "../../src/adapter.js";
 
 describe("cosineSimilarity", () => {
   it.each([

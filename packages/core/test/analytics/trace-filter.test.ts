@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { matchesTraceFilter, type TurnTraceFilter } from "../../src/index.js";
+import { matchesTraceFilter } from "../../src/adapter.js";
+import type { TurnTraceFilter } from "../../src/index.js";
 import { trace } from "../support/builders.js";
 
 const t = trace({

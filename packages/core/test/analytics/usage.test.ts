@@ -5,7 +5,7 @@ import {
   matchesUsageQuery,
   summarizeTraces,
   type UsageSums,
-} from "../../src/index.js";
+} from "../../src/adapter.js";
 import { trace } from "../support/builders.js";
 
 const H = 3_600_000;

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
-  ConversationInputSchema,
-  ConversationSchema,
   canonicalConversation,
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
   MAX_JSON_DEPTH,
+} from "../../src/adapter.js";
+import {
+  ConversationInputSchema,
+  ConversationSchema,
   MessageSchema,
   TurnTraceSchema,
 } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,8 +18,8 @@ beforeAll(() => {
     mkdirSync(join(dir, "node_modules"), { recursive: true });
     symlinkSync(pkgDir, join(dir, "node_modules", dep), "dir");
   }
-  copyFileSync(DIST_ENTRY, join(dir, "index.js"));
-  copyFileSync(join(dirname(DIST_ENTRY), "..", "package.json"), join(dir, "package.json"));
+  cpSync(dirname(DIST_ENTRY), dir, { recursive: true });
+  cpSync(join(dirname(DIST_ENTRY), "..", "package.json"), join(dir, "package.json"));
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -58,9 +58,8 @@ describe("MessageStore.initialize with the adapter package not installed", () =>
       name: "ConfigurationError",
       code: "CONFIGURATION",
     });
-    expect(result.message).toBe(
-      `[message-store] storage needs the package ${packageName}: run \`npm install ${packageName}\``,
-    );
+    expect(result.message).toContain(`npm install ${packageName}`);
+    expect(result.message).toContain(`import "${packageName}"`);
     expect(result.message + result.cause).not.toContain("hunter2");
   });
 });

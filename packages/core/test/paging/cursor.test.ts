@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cursors, ValidationError } from "../../src/index.js";
+import { ValidationError } from "../../src/index.js";
+import { cursors } from "../../src/paging/cursor.js";
 
 describe("cursors", () => {
   it("round-trip every kind, including astral, NUL and long ids", () => {

@@ -4,7 +4,7 @@ import {
   compareIds,
   compareMessageKeys,
   compareTraceKeys,
-} from "../../src/index.js";
+} from "../../src/adapter.js";
 
 /** Deterministic PRNG (mulberry32) so a failure is reproducible. */
 function rng(seed: number): () => number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareMessageKeys, type MessageKey, sliceAfter, toPage } from "../../src/index.js";
+import { compareMessageKeys, type MessageKey, sliceAfter } from "../../src/adapter.js";
+import { toPage } from "../../src/paging/page-request.js";
 
 const rows: MessageKey[] = [
   { timestamp: 1, sequence: 1 },

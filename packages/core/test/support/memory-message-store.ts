@@ -1,26 +1,28 @@
 import {
-  type Conversation,
   type ConversationKey,
-  type ConversationRecord,
   compareConversationKeys,
   compareIds,
   compareMessageKeys,
   compareTraceKeys,
   cosineSimilarity,
-  type DeletedCounts,
-  IntegrityError,
-  type Message,
   type MessageKey,
-  MessageStore,
   matchesTraceFilter,
   type PageRequest,
-  type SearchHit,
-  type SearchQuery,
   type SequencedMessage,
-  type StoreCapabilities,
   sliceAfter,
   summarizeTraces,
   type TraceKey,
+} from "../../src/adapter.js";
+import {
+  type Conversation,
+  type ConversationRecord,
+  type DeletedCounts,
+  IntegrityError,
+  type Message,
+  MessageStore,
+  type SearchHit,
+  type SearchQuery,
+  type StoreCapabilities,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
@@ -67,21 +69,21 @@ export class MemoryMessageStore extends MessageStore {
     return { ...rest, lastActivityAt: Math.max(c.updatedAt, lastMessageAt ?? c.updatedAt) };
   }
 
-  protected async putConversation(c: ConversationRecord): Promise<Conversation> {
-    await this.#enter("putConversation");
+  protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
+    await this.#enter("_storeConversation");
     const lastMessageAt = this.#conversations.get(c.id)?.lastMessageAt ?? null;
     this.#conversations.set(c.id, { ...c, lastMessageAt });
     return this.#view(c.id)!;
   }
-  protected async readConversation(id: string): Promise<Conversation | null> {
-    await this.#enter("readConversation");
+  protected async _getConversation(id: string): Promise<Conversation | null> {
+    await this.#enter("_getConversation");
     return this.#view(id);
   }
-  protected async listConversationsByUser(
+  protected async _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
   ): Promise<Conversation[]> {
-    await this.#enter("listConversationsByUser");
+    await this.#enter("_getConversationsByUserId");
     this.pageRequests.push(page);
     const rows = [...this.#conversations.keys()]
       .map((id) => this.#view(id)!)
@@ -89,11 +91,11 @@ export class MemoryMessageStore extends MessageStore {
       .sort(compareConversationKeys);
     return sliceAfter(rows, page, (c) => c, compareConversationKeys);
   }
-  protected async listAllConversations(
+  protected async _listConversations(
     userId: string | null,
     page: PageRequest<string>,
   ): Promise<Conversation[]> {
-    await this.#enter("listAllConversations");
+    await this.#enter("_listConversations");
     this.pageRequests.push(page);
     const rows = [...this.#conversations.keys()]
       .map((id) => this.#view(id)!)
@@ -101,8 +103,8 @@ export class MemoryMessageStore extends MessageStore {
       .sort((a, b) => compareIds(a.id, b.id));
     return sliceAfter(rows, page, (c) => c.id, compareIds);
   }
-  protected async removeConversation(id: string): Promise<boolean> {
-    await this.#enter("removeConversation");
+  protected async _deleteConversation(id: string): Promise<boolean> {
+    await this.#enter("_deleteConversation");
     for (const [key, m] of this.#messages) {
       if (m.message.conversationId !== id) continue;
       this.#messages.delete(key);
@@ -110,8 +112,8 @@ export class MemoryMessageStore extends MessageStore {
     }
     return this.#conversations.delete(id);
   }
-  protected async putMessages(messages: Message[]): Promise<Message[]> {
-    await this.#enter("putMessages");
+  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
+    await this.#enter("_storeMessages");
     for (const m of messages) {
       if (!this.#conversations.has(m.conversationId))
         throw new IntegrityError(`conversation ${m.conversationId} does not exist`, {
@@ -126,12 +128,12 @@ export class MemoryMessageStore extends MessageStore {
     }
     return messages;
   }
-  protected async readMessage(id: string): Promise<Message | null> {
-    await this.#enter("readMessage");
+  protected async _getMessage(id: string): Promise<Message | null> {
+    await this.#enter("_getMessage");
     return this.#messages.get(id)?.message ?? null;
   }
-  protected async setMessageFlag(id: string, flagged: boolean): Promise<Message | null> {
-    await this.#enter("setMessageFlag");
+  protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
+    await this.#enter("_flagMessage");
     const row = this.#messages.get(id);
     if (!row) return null;
     row.message = { ...row.message, isFlagged: flagged };
@@ -146,11 +148,11 @@ export class MemoryMessageStore extends MessageStore {
       .filter((r) => r.message.conversationId === conversationId)
       .sort((a, b) => compareMessageKeys(key(a), key(b)));
   }
-  protected async listMessages(
+  protected async _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
   ): Promise<SequencedMessage[]> {
-    await this.#enter("listMessages");
+    await this.#enter("_getMessagesByConversationId");
     this.pageRequests.push(page);
     return sliceAfter(
       this.#sorted(conversationId),
@@ -159,41 +161,41 @@ export class MemoryMessageStore extends MessageStore {
       compareMessageKeys,
     );
   }
-  protected async readImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    await this.#enter("readImmediateContext");
+  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+    await this.#enter("_getImmediateContext");
     const visible = this.#sorted(conversationId).filter((r) => !r.message.isFlagged);
     return visible.slice(-n).map((r) => r.message);
   }
-  protected async putTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    await this.#enter("putTurnTrace");
+  protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
+    await this.#enter("_storeTurnTrace");
     this.#traces.set(trace.messageId, trace);
     return trace;
   }
-  protected async readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    await this.#enter("readTurnTraceByMessageId");
+  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+    await this.#enter("_getTurnTraceByMessageId");
     return this.#traces.get(messageId) ?? null;
   }
-  protected async listTurnTraces(
+  protected async _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    await this.#enter("listTurnTraces");
+    await this.#enter("_queryTurnTraces");
     this.pageRequests.push(page);
     const rows = [...this.#traces.values()]
       .filter((t) => matchesTraceFilter(t, filter))
       .sort(compareTraceKeys);
     return sliceAfter(rows, page, (t) => t, compareTraceKeys);
   }
-  protected async aggregateUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    await this.#enter("aggregateUsage");
+  protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    await this.#enter("_summarizeUsage");
     return summarizeTraces(this.#traces.values(), query);
   }
-  protected async removeUserData(_userId: string): Promise<DeletedCounts> {
-    await this.#enter("removeUserData");
+  protected async _deleteUserData(_userId: string): Promise<DeletedCounts> {
+    await this.#enter("_deleteUserData");
     return { conversations: 0, messages: 0, turnTraces: 0 };
   }
-  protected override async searchByEmbedding(query: SearchQuery): Promise<SearchHit[]> {
-    await this.#enter("searchByEmbedding");
+  protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
+    await this.#enter("_searchMessages");
     const hits: SearchHit[] = [];
     for (const { message } of this.#messages.values()) {
       if (message.isFlagged || message.embedding === null) continue;
@@ -202,8 +204,8 @@ export class MemoryMessageStore extends MessageStore {
     }
     return hits;
   }
-  protected async closeStore(): Promise<void> {
-    this.hookCalls.push("closeStore");
+  protected async _close(): Promise<void> {
+    this.hookCalls.push("_close");
     this.closeCount++;
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * `@message-store/core/adapter`: what only adapter authors need. Extend `MessageStore` (from the
+ * root export) and implement the hooks of {@link MessageStoreHooks}; register the adapter with
+ * {@link registerStorage}; reuse the checks and helpers below so every adapter behaves alike.
+ * See `ADAPTERS.md` in this package for the guide.
+ * @packageDocumentation
+ */
+export { cosineSimilarity } from "./analytics/cosine.js";
+export { matchesTraceFilter } from "./analytics/trace-filter.js";
+export {
+  bucketStart,
+  finalizeUsage,
+  matchesUsageQuery,
+  summarizeTraces,
+  type UsageSums,
+} from "./analytics/usage.js";
+export {
+  canonicalConversation,
+  canonicalConversationRecord,
+} from "./canonical/canonical-conversation.js";
+export { canonicalMessage } from "./canonical/canonical-message.js";
+export type { FieldCheck } from "./canonical/canonical-object.js";
+export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
+export { parseConfig } from "./factory/parse-config.js";
+export { registerStorage, type StorageAdapter } from "./factory/register-storage.js";
+export { MessageStoreHooks, type SequencedMessage } from "./message-store-hooks.js";
+export { CONVERSATION_FIELDS, CONVERSATION_READ_FIELDS } from "./models/conversation.js";
+export { findJsonProblem, MAX_JSON_DEPTH } from "./models/json.js";
+export { ENTITY_FIELDS, MESSAGE_FIELDS, TOOL_CALL_FIELDS } from "./models/message.js";
+export type { ModelField, ModelFields } from "./models/model-field.js";
+export {
+  LLM_CALL_FIELDS,
+  SCRIPT_GEN_ATTEMPT_FIELDS,
+  TOOL_TRACE_FIELDS,
+  TURN_TRACE_FIELDS,
+} from "./models/turn-trace.js";
+export type { ConversationKey, MessageKey, TraceKey } from "./paging/cursor.js";
+export {
+  compareConversationKeys,
+  compareIds,
+  compareMessageKeys,
+  compareTraceKeys,
+} from "./paging/ordering.js";
+export { type PageRequest, sliceAfter } from "./paging/page-request.js";
+export { redactSecrets } from "./redact.js";
+export { parseId, parseInput } from "./validation.js";

@@ -1,0 +1,43 @@
+import { ConfigurationError, isMessageStoreError } from "../errors.js";
+import { adapterPackageName, importAdapterPackage } from "./load-adapter.js";
+import { findStorageAdapter, registeredStorageNames } from "./storage-registry.js";
+
+function unknownStorage(storage: string, packageName: string | null): ConfigurationError {
+  const registered = registeredStorageNames();
+  const known = registered.length > 0 ? registered.join(", ") : "none";
+  const install = packageName
+    ? ` Either its package is not installed (\`npm install ${packageName}\`), or it is installed but was not imported: a bundled application must import the adapter itself (\`import "${packageName}"\`) before calling initialize.`
+    : " Import the adapter package that provides it before calling initialize.";
+  return new ConfigurationError(
+    `unknown storage ${JSON.stringify(storage)}: no adapter is registered under that name (registered: ${known}).${install}`,
+  );
+}
+
+/**
+ * @internal The implementation behind `MessageStore.initialize`: finds the adapter registered
+ * under `config.storage` (importing `@message-store/<storage>` by name if none is, for plain
+ * Node), and lets it validate the config and open the store.
+ */
+export async function openStore<Store>(config: unknown): Promise<Store> {
+  const storage = (config as { storage?: unknown } | null)?.storage;
+  if (typeof config !== "object" || config === null || typeof storage !== "string") {
+    throw new ConfigurationError(
+      'config must be an object with a "storage" key naming an adapter, e.g. { storage: "json", path }',
+    );
+  }
+  let adapter = findStorageAdapter(storage);
+  const packageName = adapterPackageName(storage);
+  if (!adapter && packageName && (await importAdapterPackage(packageName))) {
+    adapter = findStorageAdapter(storage);
+  }
+  if (!adapter) throw unknownStorage(storage, packageName);
+  try {
+    return (await adapter.open(config as Record<string, unknown>)) as Store;
+  } catch (error) {
+    if (isMessageStoreError(error)) throw error;
+    throw new ConfigurationError(
+      `could not open the ${storage} store: ${(error as Error)?.message ?? error}`,
+      { cause: error, adapter: storage },
+    );
+  }
+}
