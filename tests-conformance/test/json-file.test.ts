@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MessageStore } from "@message-store/core";
+import "@message-store/json";
 import { afterAll } from "vitest";
 import { describeMessageStoreConformance } from "../src/index.js";
 

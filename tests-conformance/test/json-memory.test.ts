@@ -1,4 +1,5 @@
 import { MessageStore } from "@message-store/core";
+import "@message-store/json";
 import { describeMessageStoreConformance } from "../src/index.js";
 
 // Every open of ":memory:" is a new, empty store, so there is nothing to reset and nothing

@@ -1,4 +1,5 @@
 import { MessageStore } from "@message-store/core";
+import "@message-store/mongodb";
 import { MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { describeMessageStoreConformance } from "../src/index.js";

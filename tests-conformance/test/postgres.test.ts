@@ -1,4 +1,5 @@
 import { MessageStore } from "@message-store/core";
+import "@message-store/postgres";
 import pg from "pg";
 import { inject } from "vitest";
 import { describeMessageStoreConformance } from "../src/index.js";

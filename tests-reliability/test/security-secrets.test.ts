@@ -1,6 +1,6 @@
 import { isMessageStoreError, MessageStore } from "@message-store/core";
-import { createMessageStore as createMongoStore } from "@message-store/mongodb";
-import { createMessageStore as createPostgresStore } from "@message-store/postgres";
+import { MongoMessageStore } from "@message-store/mongodb";
+import { PostgresMessageStore } from "@message-store/postgres";
 import {
   createTestDatabase,
   findFreePort,
@@ -68,7 +68,9 @@ describe("security: no password in errors or logs", () => {
     const dsn = `postgres://app:${SECRET}@127.0.0.1:${closedPort}/db`;
     const config = { storage: "postgres", dsn, connect_timeout_ms: 2_000 } as const;
     await expectNoLeak("factory", () => MessageStore.initialize(config), ["CONNECTION"]);
-    await expectNoLeak("createMessageStore", () => createPostgresStore(config), ["CONNECTION"]);
+    await expectNoLeak("XMessageStore.open", () => PostgresMessageStore.open(config), [
+      "CONNECTION",
+    ]);
     const encoded = { ...config, dsn: `postgres://app:${ENCODED}@127.0.0.1:${closedPort}/db` };
     await expectNoLeak("percent-encoded password", () => MessageStore.initialize(encoded), [
       "CONNECTION",
@@ -147,7 +149,7 @@ describe("security: no password in errors or logs", () => {
       server_selection_timeout_ms: 2_000,
     } as const;
     await expectNoLeak("factory", () => MessageStore.initialize(config), ["CONNECTION"]);
-    await expectNoLeak("createMessageStore", () => createMongoStore(config), ["CONNECTION"]);
+    await expectNoLeak("XMessageStore.open", () => MongoMessageStore.open(config), ["CONNECTION"]);
     const encoded = { ...config, uri: `mongodb://app:${ENCODED}@127.0.0.1:${closedPort}/db` };
     await expectNoLeak("percent-encoded password", () => MessageStore.initialize(encoded), [
       "CONNECTION",

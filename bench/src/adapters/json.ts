@@ -2,7 +2,7 @@ import { type FileHandle, mkdtemp, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message, TurnTrace } from "@message-store/core";
-import { createMessageStore, type JsonMessageStore } from "@message-store/json";
+import { JsonMessageStore } from "@message-store/json";
 import {
   PER_CONVERSATION,
   syntheticConversation,
@@ -142,7 +142,7 @@ export interface JsonTarget extends BenchTarget {
 export async function openJson(): Promise<JsonTarget> {
   const dir = await mkdtemp(join(tmpdir(), "ms-bench-json-"));
   const mainFile = join(dir, "store.json");
-  const openStore = () => createMessageStore({ storage: "json", path: mainFile });
+  const openStore = () => JsonMessageStore.open({ storage: "json", path: mainFile });
   let store: JsonMessageStore = await openStore();
   const raw = new RawJsonLog(await open(join(dir, "raw.log"), "a"));
   const counts = { messages: 0, traces: 0 };

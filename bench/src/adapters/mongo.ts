@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ConversationRecord, Message, TurnTrace } from "@message-store/core";
-import { createMessageStore, type MongoMessageStore } from "@message-store/mongodb";
+import { MongoMessageStore } from "@message-store/mongodb";
 import { jongodbBinaryPath } from "@message-store/test-servers";
 import { type Db, MongoClient } from "mongodb";
 import {
@@ -146,7 +146,7 @@ export async function openMongo(options: MongoBenchOptions): Promise<BenchTarget
   const rawClient = new MongoClient(options.uri);
   await rawClient.connect();
   const db = rawClient.db(dbName);
-  const store: MongoMessageStore = await createMessageStore({
+  const store: MongoMessageStore = await MongoMessageStore.open({
     storage: "mongodb",
     uri: options.uri,
     db: dbName,
@@ -183,7 +183,7 @@ export async function openMongo(options: MongoBenchOptions): Promise<BenchTarget
       client.on("commandStarted", (e) => log.push(e.commandName));
       await client.connect();
       const name = `${dbName}_rt`;
-      const counted = await createMessageStore({ storage: "mongodb", client, db: name });
+      const counted = await MongoMessageStore.open({ storage: "mongodb", client, db: name });
       return {
         store: counted,
         async roundTrips(call) {

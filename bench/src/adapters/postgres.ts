@@ -1,5 +1,5 @@
 import type { TurnTrace } from "@message-store/core";
-import { createMessageStore, type PostgresMessageStore } from "@message-store/postgres";
+import { PostgresMessageStore } from "@message-store/postgres";
 import { createTestDatabase, dropTestDatabase } from "@message-store/test-servers";
 import pg from "pg";
 import { BASE_TIME } from "../data.js";
@@ -201,7 +201,7 @@ export async function openPostgres(
   options: PostgresBenchOptions,
 ): Promise<BenchTarget & { pool: pg.Pool; dsn: string }> {
   const dsn = await createTestDatabase(options.url, "bench");
-  const store: PostgresMessageStore = await createMessageStore({
+  const store: PostgresMessageStore = await PostgresMessageStore.open({
     storage: "postgres",
     dsn,
     pool_min: 0,
@@ -240,7 +240,7 @@ export async function openPostgres(
         }
       }
       const countingPool = new pg.Pool({ connectionString: dsn, max: 2, Client: CountingClient });
-      const counted = await createMessageStore({
+      const counted = await PostgresMessageStore.open({
         storage: "postgres",
         pool: countingPool,
         schema: "round_trips",

@@ -1,4 +1,5 @@
-import { canonicalMessage, type Message, MessageSchema, parseInput } from "@message-store/core";
+import { type Message, MessageSchema } from "@message-store/core";
+import { canonicalMessage, parseInput } from "@message-store/core/adapter";
 import { BASE_TIME, makeConversation, makeMessage, rng } from "../data.js";
 import type { Scenario } from "../scenario.js";
 import { sampleInterleaved, summarize } from "../stats.js";

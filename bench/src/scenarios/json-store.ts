@@ -20,11 +20,11 @@ export interface OpenProbe {
  * store, prints time and memory as JSON, and closes it (nothing was written, nothing rewritten).
  */
 const PROBE = `
-import { createMessageStore } from "@message-store/json";
+import { JsonMessageStore } from "@message-store/json";
 globalThis.gc();
 const rssBefore = process.memoryUsage().rss;
 const started = performance.now();
-const store = await createMessageStore({ storage: "json", path: process.argv[1] });
+const store = await JsonMessageStore.open({ storage: "json", path: process.argv[1] });
 const openMs = performance.now() - started;
 const rss = process.memoryUsage().rss;
 globalThis.gc();

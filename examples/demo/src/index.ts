@@ -11,6 +11,8 @@ import {
   type TurnTraceInput,
   toOpenAIChatMessages,
 } from "@message-store/core";
+// Importing the adapter registers the "json" storage and types its config.
+import "@message-store/json";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const path = join(root, "data", "demo.json");

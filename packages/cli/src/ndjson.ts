@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { compareIds } from "@message-store/core";
+import { compareIds } from "@message-store/core/adapter";
 
 /** `format` of the header line of an export. */
 export const EXPORT_FORMAT = "message-store-export";

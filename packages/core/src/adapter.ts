@@ -25,7 +25,8 @@ export { parseConfig } from "./factory/parse-config.js";
 export { registerStorage, type StorageAdapter } from "./factory/register-storage.js";
 export { MessageStoreHooks, type SequencedMessage } from "./message-store-hooks.js";
 export { CONVERSATION_FIELDS, CONVERSATION_READ_FIELDS } from "./models/conversation.js";
-export { findJsonProblem, MAX_JSON_DEPTH } from "./models/json.js";
+export { type FieldKind, kindOf, kindsOf, type ModelKinds } from "./models/field-kind.js";
+export { findJsonProblem } from "./models/json.js";
 export { ENTITY_FIELDS, MESSAGE_FIELDS, TOOL_CALL_FIELDS } from "./models/message.js";
 export type { ModelField, ModelFields } from "./models/model-field.js";
 export {

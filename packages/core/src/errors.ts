@@ -47,6 +47,7 @@ function hasInstance(cls: Function, value: unknown): boolean {
  */
 export class MessageStoreError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, a subclass included
     return hasInstance(this, value);
   }
 

@@ -40,7 +40,13 @@ export {
   type ConversationRecord,
   ConversationSchema,
 } from "./models/conversation.js";
-export { type Json, type JsonObject, JsonObjectSchema, JsonSchema } from "./models/json.js";
+export {
+  type Json,
+  type JsonObject,
+  JsonObjectSchema,
+  JsonSchema,
+  MAX_JSON_DEPTH,
+} from "./models/json.js";
 export {
   EmbeddingSchema,
   type Entity,

@@ -87,6 +87,7 @@ export abstract class MessageStore
 
   /** True for a store of any copy of core; subclasses keep the ordinary prototype check. */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, a subclass included
     if (this !== MessageStore) return ordinaryHasInstance.call(this, value);
     return (
       typeof value === "object" &&

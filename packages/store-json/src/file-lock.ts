@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { link, open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { StoreLockedError } from "@message-store/core";
+import { ADAPTER } from "./config.js";
 import { errorCode, storageError } from "./fs-util.js";
 import { processWide } from "./process-wide.js";
-import { ADAPTER } from "./record-schemas.js";
 
 /** What a lock file holds. */
 interface LockOwner {

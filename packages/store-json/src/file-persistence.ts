@@ -1,6 +1,7 @@
 import { mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IntegrityError, StoreLockedError } from "@message-store/core";
+import { ADAPTER } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { storageError, syncDirectory } from "./fs-util.js";
 import { Journal, type JournalContents, readJournal } from "./journal.js";
@@ -13,7 +14,7 @@ import {
   type Operation,
 } from "./operations.js";
 import { processWide } from "./process-wide.js";
-import { ADAPTER, corruptData } from "./record-schemas.js";
+import { corruptData } from "./record-schemas.js";
 import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
 
 /**

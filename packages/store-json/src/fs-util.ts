@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { StorageError } from "@message-store/core";
-import { ADAPTER } from "./record-schemas.js";
+import { ADAPTER } from "./config.js";
 
 const HINTS: Record<string, string> = {
   ENOSPC: "disk full",
@@ -18,7 +18,10 @@ export function errorCode(error: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** A `StorageError` for a failed fs call: what we tried, on which path, and why. */
+/**
+ * A `StorageError` for a failed fs call: what we tried, on which path, and why. Also raised
+ * outside the hooks (while opening, by `compact()`), so it names the adapter itself.
+ */
 export function storageError(action: string, path: string, cause: unknown): StorageError {
   const code = errorCode(cause);
   const why = code

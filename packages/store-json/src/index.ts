@@ -1,19 +1,24 @@
-import type { ResolvedJsonConfig } from "@message-store/core";
-import { JsonMessageStore, type JsonMessageStoreOptions } from "./json-message-store.js";
+import { registerStorage } from "@message-store/core/adapter";
+import { ADAPTER, type JsonStoreConfig } from "./config.js";
+import { JsonMessageStore } from "./json-message-store.js";
 
 export {
   DEFAULT_COMPACT_THRESHOLD_BYTES,
-  JsonMessageStore,
-  type JsonMessageStoreOptions,
+  JsonConfigSchema,
+  type JsonStoreConfig,
   MEMORY_PATH,
-} from "./json-message-store.js";
+  type ResolvedJsonConfig,
+} from "./config.js";
+export { JsonMessageStore } from "./json-message-store.js";
 
-/**
- * The factory `MessageStore.initialize({ storage: "json", … })` calls. Also usable directly: the
- * config is validated again with core's `JsonConfigSchema` (`ConfigurationError` if wrong).
- */
-export function createMessageStore(
-  config: ResolvedJsonConfig | JsonMessageStoreOptions,
-): Promise<JsonMessageStore> {
-  return JsonMessageStore.open(config);
+// Importing the package registers the adapter: `MessageStore.initialize({ storage: "json", … })`.
+registerStorage({
+  name: ADAPTER,
+  open: (config) => JsonMessageStore.open(config as JsonStoreConfig),
+});
+
+declare module "@message-store/core" {
+  interface StorageConfigMap {
+    json: JsonStoreConfig;
+  }
 }

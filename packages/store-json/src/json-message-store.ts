@@ -1,28 +1,37 @@
 import {
-  ConfigurationError,
   type Conversation,
-  type ConversationKey,
   type ConversationRecord,
   type DeletedCounts,
-  JsonConfigSchema,
-  type JsonStoreConfig,
   type Message,
-  type MessageKey,
   MessageStore,
-  type PageRequest,
-  type ResolvedJsonConfig,
+  type MessageStoreError,
   type SearchHit,
   type SearchQuery,
-  type SequencedMessage,
   type StoreCapabilities,
-  type TraceKey,
+  StoreClosedError,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
   type UsageQuery,
 } from "@message-store/core";
-import { cloneJson, cloneMessage, cloneTrace } from "./clone.js";
+import {
+  type ConversationKey,
+  type MessageKey,
+  type PageRequest,
+  parseConfig,
+  type SequencedMessage,
+  type TraceKey,
+} from "@message-store/core/adapter";
+import { cloneConversation, cloneMessage, cloneTrace } from "./clone.js";
+import {
+  ADAPTER,
+  DEFAULT_COMPACT_THRESHOLD_BYTES,
+  JsonConfigSchema,
+  type JsonStoreConfig,
+  MEMORY_PATH,
+} from "./config.js";
 import { FilePersistence } from "./file-persistence.js";
+import { errorCode, storageError } from "./fs-util.js";
 import { GroupCommit } from "./group-commit.js";
 import {
   immediateContext,
@@ -33,37 +42,9 @@ import {
   searchMessages,
   summarizeUsage,
 } from "./memory-queries.js";
-import { conversationRecord, conversationView, MemoryState } from "./memory-state.js";
+import { conversationView, MemoryState } from "./memory-state.js";
 import { Mutex } from "./mutex.js";
 import type { Operation, ResultOf } from "./operations.js";
-import { ADAPTER } from "./record-schemas.js";
-
-/** The `path` that keeps everything in memory: nothing is read or written on disk. */
-export const MEMORY_PATH = ":memory:";
-
-/**
- * Journal size that triggers compaction into the main file when none is configured: 8 MiB, or
- * half the main file's size once that is larger (see `CompactionPolicy`).
- */
-export const DEFAULT_COMPACT_THRESHOLD_BYTES = 8 * 1024 * 1024;
-
-/**
- * Options of {@link JsonMessageStore.open}: the `"json"` config of `MessageStore.initialize`,
- * where `storage` may be left out.
- */
-export type JsonMessageStoreOptions = Omit<JsonStoreConfig, "storage"> & { storage?: "json" };
-
-/** Validates options with core's `JsonConfigSchema`; a failure is a `ConfigurationError`. */
-export function parseJsonConfig(options: JsonMessageStoreOptions): ResolvedJsonConfig {
-  const input =
-    typeof options === "object" && options !== null ? { storage: "json", ...options } : options;
-  const parsed = JsonConfigSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues
-    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
-    .join("; ");
-  throw new ConfigurationError(`invalid json config: ${detail}`, { adapter: ADAPTER });
-}
 
 /**
  * The embedded message store: the whole dataset in memory, persisted to one human-readable JSON
@@ -92,16 +73,20 @@ export class JsonMessageStore extends MessageStore {
   }
 
   /**
-   * Opens (or creates) the store at `options.path`: locks the file, loads it and replays the
-   * journal. Throws `ConfigurationError` for bad options, `StoreLockedError` when another
-   * process (or this one) has it open, `CorruptDataError` when the files do not parse (they are
-   * left untouched) and `StorageError` when the disk refuses.
+   * Opens (or creates) the store at `config.path`: locks the file, loads it and replays the
+   * journal. `storage: "json"` may be given or left out. Throws `ConfigurationError` for a bad
+   * config (before any I/O), `StoreLockedError` when another process (or this one) has it open,
+   * `CorruptDataError` when the files do not parse (they are left untouched) and `StorageError`
+   * when the disk refuses.
    */
-  static async open(options: JsonMessageStoreOptions): Promise<JsonMessageStore> {
-    const config = parseJsonConfig(options);
-    if (config.path === MEMORY_PATH) return new JsonMessageStore(new MemoryState(), null);
-    const configured = config.compact_threshold_bytes;
-    const persistence = await FilePersistence.open(config.path, {
+  static async open(config: JsonStoreConfig & { storage?: "json" }): Promise<JsonMessageStore> {
+    const { path, compact_threshold_bytes: configured } = parseConfig(
+      JsonConfigSchema,
+      config,
+      ADAPTER,
+    );
+    if (path === MEMORY_PATH) return new JsonMessageStore(new MemoryState(), null);
+    const persistence = await FilePersistence.open(path, {
       bytes: configured ?? DEFAULT_COMPACT_THRESHOLD_BYTES,
       growWithMainFile: configured === undefined,
     });
@@ -110,9 +95,13 @@ export class JsonMessageStore extends MessageStore {
 
   /**
    * Folds the journal into the main file now (it also happens on its own past
-   * `compact_threshold_bytes`, and on close). A no-op for `":memory:"`.
+   * `compact_threshold_bytes`, and on close). A no-op for `":memory:"`. Rejects with
+   * `StoreClosedError` after `close()` and `StorageError` when the disk refuses (nothing is
+   * lost: the old main file and the journal stay valid, and a later compaction retries).
    */
   compact(): Promise<void> {
+    // Not a hook: core neither rejects it after close() nor names the adapter in its errors.
+    if (this.closed) return Promise.reject(new StoreClosedError({ adapter: ADAPTER }));
     return this.#mutex.run(async () => {
       await this.#persistence?.compact();
     });
@@ -123,97 +112,107 @@ export class JsonMessageStore extends MessageStore {
     return this.#commits.write(op);
   }
 
-  protected async putConversation(conversation: ConversationRecord): Promise<Conversation> {
+  protected async _storeConversation(conversation: ConversationRecord): Promise<Conversation> {
     const stored = await this.#write({
       op: "putConversation",
-      conversation: conversationRecord(cloneJson(conversation)),
+      conversation: cloneConversation(conversation),
     });
     return conversationView(stored);
   }
 
-  protected async readConversation(id: string): Promise<Conversation | null> {
+  protected async _getConversation(id: string): Promise<Conversation | null> {
     const c = this.#state.conversations.get(id);
     return c ? conversationView(c) : null;
   }
 
-  protected async listConversationsByUser(
+  protected async _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
   ): Promise<Conversation[]> {
     return listConversations(this.#state, userId, page);
   }
 
-  protected async listAllConversations(
+  protected async _listConversations(
     userId: string | null,
     page: PageRequest<string>,
   ): Promise<Conversation[]> {
     return listConversationsById(this.#state, userId, page);
   }
 
-  protected removeConversation(id: string): Promise<boolean> {
+  protected _deleteConversation(id: string): Promise<boolean> {
     return this.#write({ op: "deleteConversation", id });
   }
 
-  protected async putMessages(messages: Message[]): Promise<Message[]> {
+  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
     // The store keeps copies; the caller gets back the records it handed in, which are equal.
     await this.#write({ op: "putMessages", messages: messages.map(cloneMessage) });
     return messages;
   }
 
-  protected async readMessage(id: string): Promise<Message | null> {
+  protected async _getMessage(id: string): Promise<Message | null> {
     const entry = this.#state.messages.get(id);
     return entry ? cloneMessage(entry.message) : null;
   }
 
-  protected async setMessageFlag(id: string, flagged: boolean): Promise<Message | null> {
+  protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
     const message = await this.#write({ op: "flagMessage", id, flagged });
     return message && cloneMessage(message);
   }
 
-  protected async listMessages(
+  protected async _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
   ): Promise<SequencedMessage[]> {
     return listMessages(this.#state, conversationId, page);
   }
 
-  protected async readImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
     return immediateContext(this.#state, conversationId, n);
   }
 
-  protected async putTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
+  protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
     await this.#write({ op: "putTurnTrace", trace: cloneTrace(trace) });
     return trace;
   }
 
-  protected async readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
     const id = this.#state.traceIdByMessage.get(messageId);
     const trace = id === undefined ? undefined : this.#state.traces.get(id);
     return trace ? cloneTrace(trace) : null;
   }
 
-  protected async listTurnTraces(
+  protected async _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
     return listTraces(this.#state, filter, page);
   }
 
-  protected async aggregateUsage(query: UsageQuery): Promise<UsageBucket[]> {
+  protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
     return summarizeUsage(this.#state, query);
   }
 
-  protected removeUserData(userId: string): Promise<DeletedCounts> {
+  protected _deleteUserData(userId: string): Promise<DeletedCounts> {
     return this.#write({ op: "deleteUserData", userId });
   }
 
-  protected override async searchByEmbedding(query: SearchQuery): Promise<SearchHit[]> {
+  protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
     return searchMessages(this.#state, query);
   }
 
-  protected closeStore(): Promise<void> {
+  protected _close(): Promise<void> {
     return this.#mutex.run(async () => {
       await this.#persistence?.close();
     });
+  }
+
+  /**
+   * A file-system error that no call site worded (they wrap what they expect with what they
+   * were doing): a `StorageError` naming the system call, the file and the error code.
+   */
+  protected override mapError(error: unknown): MessageStoreError {
+    const { syscall, path } = (error ?? {}) as { syscall?: unknown; path?: unknown };
+    if (typeof syscall !== "string" || errorCode(error) === undefined) return super.mapError(error);
+    return storageError(syscall, typeof path === "string" ? path : this.path, error);
   }
 }

@@ -1,25 +1,27 @@
+import type {
+  Conversation,
+  Message,
+  SearchHit,
+  SearchQuery,
+  TurnTrace,
+  TurnTraceFilter,
+  UsageBucket,
+  UsageQuery,
+} from "@message-store/core";
 import {
-  type Conversation,
   type ConversationKey,
   compareConversationKeys,
   compareIds,
   compareMessageKeys,
   cosineSimilarity,
-  type Message,
   type MessageKey,
   matchesTraceFilter,
   type PageRequest,
-  type SearchHit,
-  type SearchQuery,
   type SequencedMessage,
   sliceAfter,
   summarizeTraces,
   type TraceKey,
-  type TurnTrace,
-  type TurnTraceFilter,
-  type UsageBucket,
-  type UsageQuery,
-} from "@message-store/core";
+} from "@message-store/core/adapter";
 import { cloneMessage, cloneTrace } from "./clone.js";
 import {
   compareTracesAscending,

@@ -1,11 +1,6 @@
-import {
-  type Conversation,
-  type ConversationRecord,
-  compareIds,
-  type Message,
-  type TurnTrace,
-} from "@message-store/core";
-import { cloneJson } from "./clone.js";
+import type { Conversation, ConversationRecord, Message, TurnTrace } from "@message-store/core";
+import { compareIds } from "@message-store/core/adapter";
+import { cloneConversation } from "./clone.js";
 import { insertSorted, removeAllSorted, removeSorted } from "./sorted-array.js";
 
 /**
@@ -43,41 +38,24 @@ export function lastActivityAt(c: StoredConversation): number {
   return c.lastMessageAt === null ? c.updatedAt : Math.max(c.updatedAt, c.lastMessageAt);
 }
 
-/** A conversation record in canonical key order (the order files show). */
-export function conversationRecord(c: ConversationRecord): ConversationRecord {
-  return {
-    id: c.id,
-    userId: c.userId,
-    agentId: c.agentId,
-    title: c.title,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    tags: c.tags,
-    metadata: c.metadata,
-  };
-}
-
-/** A stored conversation in canonical key order (the order the file shows). */
+/**
+ * A stored conversation: a copy of the record in its model's key order (the order files show),
+ * with `lastMessageAt` last.
+ */
 export function storedConversation(
   c: ConversationRecord,
   lastMessageAt: number | null,
 ): StoredConversation {
-  return { ...conversationRecord(c), lastMessageAt };
+  const stored = cloneConversation(c) as StoredConversation;
+  stored.lastMessageAt = lastMessageAt;
+  return stored;
 }
 
 /** The conversation as the API returns it: a copy, with `lastActivityAt`. */
 export function conversationView(c: StoredConversation): Conversation {
-  return {
-    id: c.id,
-    userId: c.userId,
-    agentId: c.agentId,
-    title: c.title,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    tags: [...c.tags],
-    metadata: cloneJson(c.metadata),
-    lastActivityAt: lastActivityAt(c),
-  };
+  const view = cloneConversation(c) as Conversation;
+  view.lastActivityAt = lastActivityAt(c);
+  return view;
 }
 
 function addToSet(map: Map<string, Set<string>>, key: string, value: string): void {

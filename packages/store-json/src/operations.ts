@@ -1,8 +1,5 @@
 import {
   type ConversationRecord,
-  canonicalConversationRecord,
-  canonicalMessage,
-  canonicalTurnTrace,
   type DeletedCounts,
   IdSchema,
   IntegrityError,
@@ -11,9 +8,14 @@ import {
   type TurnTrace,
   TurnTraceSchema,
 } from "@message-store/core";
+import {
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
+} from "@message-store/core/adapter";
 import { stringifyMessage } from "./json-text.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
-import { ADAPTER, ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
+import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
 
 /**
  * One committed write. The same value is checked and applied for a live call and when a journal
@@ -38,10 +40,7 @@ interface Results {
 }
 export type ResultOf<O extends Operation> = Results[O["op"]];
 
-function integrity(message: string): IntegrityError {
-  return new IntegrityError(message, { adapter: ADAPTER });
-}
-
+const integrity = (message: string) => new IntegrityError(message);
 const q = JSON.stringify;
 
 /**

@@ -1,13 +1,11 @@
 import {
   ConversationSchema,
   CorruptDataError,
-  parseInput,
   TimestampSchema,
   ValidationError,
 } from "@message-store/core";
-
-/** Name used in every error this package raises: `[message-store] [json] …`. */
-export const ADAPTER = "json";
+import { parseInput } from "@message-store/core/adapter";
+import { ADAPTER } from "./config.js";
 
 /** A conversation record as a journal line holds it (the derived `lastActivityAt` is not stored). */
 export const ConversationRecordSchema = ConversationSchema.omit({ lastActivityAt: true });
@@ -20,7 +18,10 @@ export const StoredConversationSchema = ConversationRecordSchema.extend({
   lastMessageAt: TimestampSchema.nullable().default(null),
 });
 
-/** A `CorruptDataError` for data at `location`, saying that nothing was written. */
+/**
+ * A `CorruptDataError` for data at `location`, saying that nothing was written. Raised while
+ * opening, outside the hooks, so it names the adapter itself.
+ */
 export function corruptData(message: string, location: string): CorruptDataError {
   return new CorruptDataError(
     `${message} (at ${location}); the file was left untouched`,

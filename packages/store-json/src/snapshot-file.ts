@@ -1,12 +1,11 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
+import { MessageSchema, TurnTraceSchema } from "@message-store/core";
 import {
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
-  MessageSchema,
-  TurnTraceSchema,
-} from "@message-store/core";
+} from "@message-store/core/adapter";
 import { errorCode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
 import {

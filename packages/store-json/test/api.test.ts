@@ -3,13 +3,15 @@ import { join } from "node:path";
 import {
   ConfigurationError,
   IntegrityError,
+  MessageStore,
   NotFoundError,
+  StorageError,
   StoreClosedError,
-  summarizeTraces,
   type TurnTrace,
 } from "@message-store/core";
+import { summarizeTraces } from "@message-store/core/adapter";
 import { describe, expect, it } from "vitest";
-import { createMessageStore, JsonMessageStore } from "../src/index.js";
+import { JsonMessageStore } from "../src/index.js";
 import { message, tempDir, trace } from "./helpers.js";
 
 /** The public API end to end, on a file and in memory. */
@@ -243,29 +245,75 @@ describe.each([
 });
 
 describe("configuration", () => {
-  it("validates with core's JsonConfigSchema and throws ConfigurationError", async () => {
+  it("validates with the package's JsonConfigSchema and throws ConfigurationError", async () => {
     await expect(JsonMessageStore.open({ path: "" })).rejects.toBeInstanceOf(ConfigurationError);
     await expect(
-      createMessageStore({ storage: "json", path: 5 } as unknown as {
-        storage: "json";
-        path: string;
-      }),
-    ).rejects.toBeInstanceOf(ConfigurationError);
+      JsonMessageStore.open({ storage: "json", path: 5 } as unknown as { path: string }),
+    ).rejects.toThrow(/^\[message-store\] \[json\] invalid json config: path: /);
     await expect(
       JsonMessageStore.open({ path: ":memory:", compact_threshold_bytes: 0 }),
     ).rejects.toThrow(/compact_threshold_bytes/);
     await expect(
       JsonMessageStore.open({ path: ":memory:", typo: 1 } as unknown as { path: string }),
+    ).rejects.toThrow(/typo/);
+    await expect(
+      JsonMessageStore.open({ storage: "postgres", path: ":memory:" } as unknown as {
+        path: string;
+      }),
     ).rejects.toBeInstanceOf(ConfigurationError);
   });
 
-  it("createMessageStore opens a store from a validated config", async () => {
+  it("registers on import: MessageStore.initialize opens a JsonMessageStore", async () => {
     const dir = tempDir();
-    const path = join(dir, "db.json");
-    const store = await createMessageStore({ storage: "json", path });
+    const store = await MessageStore.initialize({
+      storage: "json",
+      path: join(dir, "db.json"),
+      compact_threshold_bytes: 1024,
+    });
+    expect(store).toBeInstanceOf(JsonMessageStore);
     expect(store.adapterName).toBe("json");
     expect(store.capabilities.semanticSearch).toBe(true);
-    expect(store.path).toBe(join(realpathSync(dir), "db.json"));
+    expect((store as JsonMessageStore).path).toBe(join(realpathSync(dir), "db.json"));
+    await store.close();
+  });
+});
+
+describe("errors", () => {
+  it("names the adapter once on errors thrown inside and outside the hooks", async () => {
+    const store = await JsonMessageStore.open({ path: join(tempDir(), "db.json") });
+    const integrity = (await store
+      .storeMessage(message("m1", "missing", 1))
+      .catch((e: unknown) => e)) as IntegrityError;
+    expect(integrity).toBeInstanceOf(IntegrityError);
+    expect(integrity.adapter).toBe("json");
+    expect(integrity.message).toBe(
+      '[message-store] [json] message "m1": conversation "missing" does not exist',
+    );
+    await store.close();
+    await expect(store.compact()).rejects.toThrow(
+      /^\[message-store\] \[json\] the store is closed$/,
+    );
+    await expect(store.compact()).rejects.toBeInstanceOf(StoreClosedError);
+  });
+
+  it("maps a file-system error no call site wrapped to a StorageError naming call, file and code", async () => {
+    const store = await JsonMessageStore.open({ path: ":memory:" });
+    // biome-ignore lint/complexity/useLiteralKeys: mapError is protected; brackets reach it
+    const mapError = (e: unknown) => store["mapError"](e);
+    const fsError = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+      syscall: "write",
+      path: "/data/db.json.journal",
+    });
+    const mapped = mapError(fsError);
+    expect(mapped).toBeInstanceOf(StorageError);
+    expect(mapped.message).toBe(
+      "[message-store] [json] could not write /data/db.json.journal: ENOSPC (disk full)",
+    );
+    expect(mapped.cause).toBe(fsError);
+    const other = mapError(new TypeError("boom"));
+    expect(other).toBeInstanceOf(StorageError);
+    expect(other.message).toContain("unexpected error: boom");
     await store.close();
   });
 });

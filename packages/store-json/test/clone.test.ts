@@ -1,6 +1,19 @@
-import { MessageSchema, TurnTraceSchema } from "@message-store/core";
+import { spawnSync } from "node:child_process";
+import { ConversationInputSchema, MessageSchema, TurnTraceSchema } from "@message-store/core";
+import {
+  CONVERSATION_FIELDS,
+  MESSAGE_FIELDS,
+  type ModelFields,
+  TURN_TRACE_FIELDS,
+} from "@message-store/core/adapter";
 import { describe, expect, it } from "vitest";
-import { cloneJson, cloneMessage, cloneTrace } from "../src/clone.js";
+import {
+  cloneConversation,
+  cloneJson,
+  cloneMessage,
+  cloneTrace,
+  modelCopier,
+} from "../src/clone.js";
 import { message, trace } from "./helpers.js";
 
 /** Every object and array reachable from `value`. */
@@ -50,9 +63,35 @@ const fullTrace = TurnTraceSchema.parse(
   }),
 );
 
+const fullConversation = {
+  id: "c1",
+  userId: "u1",
+  agentId: "a",
+  title: "t",
+  createdAt: 1,
+  updatedAt: 2,
+  tags: ["x"],
+  metadata: { n: { m: [1] } },
+};
+
+const copy = (table: ModelFields, generate: boolean) =>
+  modelCopier<unknown>(table, generate) as (v: unknown) => unknown;
+
 describe.each([
   { name: "cloneMessage", value: full, clone: cloneMessage as (v: unknown) => unknown },
   { name: "cloneTrace", value: fullTrace, clone: cloneTrace as (v: unknown) => unknown },
+  {
+    name: "cloneConversation",
+    value: fullConversation,
+    clone: cloneConversation as (v: unknown) => unknown,
+  },
+  { name: "interpreted message copy", value: full, clone: copy(MESSAGE_FIELDS, false) },
+  { name: "interpreted trace copy", value: fullTrace, clone: copy(TURN_TRACE_FIELDS, false) },
+  {
+    name: "interpreted conversation copy",
+    value: fullConversation,
+    clone: copy(CONVERSATION_FIELDS, false),
+  },
 ])("$name", ({ value, clone }) => {
   it("copies exactly what cloneJson copies, key order included", () => {
     const copy = clone(value);
@@ -64,4 +103,47 @@ describe.each([
     const original = new Set(containers(value));
     expect(containers(clone(value)).filter((c) => original.has(c))).toEqual([]);
   });
+});
+
+it.each([
+  ["generated", cloneMessage],
+  ["interpreted", copy(MESSAGE_FIELDS, false)],
+])("%s message copy keeps -0 in the embedding and null as null", (_, clone) => {
+  const copied = clone({ ...full, embedding: [-0, 1] }) as typeof full;
+  expect(Object.is(copied.embedding![0], -0)).toBe(true);
+  expect((clone({ ...full, embedding: null }) as typeof full).embedding).toBeNull();
+});
+
+it.each([
+  ["generated", cloneConversation as (v: unknown) => unknown],
+  ["interpreted", copy(CONVERSATION_FIELDS, false)],
+])("%s conversation copy puts the keys in the model's order", (_, clone) => {
+  // Core's input schema appends a defaulted `updatedAt` last; the file shows the model's order.
+  const input = ConversationInputSchema.parse({ id: "c1", userId: "u1", createdAt: 1 });
+  expect(Object.keys(input).at(-1)).toBe("updatedAt");
+  expect(Object.keys(clone(input) as object)).toEqual(Object.keys(CONVERSATION_FIELDS));
+});
+
+it("copies by field table where code generation is disallowed", () => {
+  // The built package, as an application loads it, under Node's flag that forbids new Function.
+  const script = `
+    const { MessageStore } = await import("@message-store/core");
+    await import("./dist/index.js");
+    const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });
+    await store.storeConversation({ id: "c", userId: "u" });
+    await store.storeMessage({ id: "m", conversationId: "c", userId: "u", role: "user",
+      originalContent: "hi", timestamp: 1, entities: [{ name: "e" }], metadata: { k: [1] } });
+    const [m] = await store.getImmediateContext("c", 1);
+    m.metadata.k.push(2);
+    m.entities[0].attributes.push("x");
+    process.stdout.write(JSON.stringify(await store.getMessage("m")));`;
+  const result = spawnSync(
+    process.execPath,
+    ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script],
+    { cwd: new URL("..", import.meta.url).pathname, encoding: "utf8" },
+  );
+  expect(result.stderr).toBe("");
+  const stored = JSON.parse(result.stdout);
+  expect(stored.metadata).toEqual({ k: [1] });
+  expect(stored.entities).toEqual([{ name: "e", attributes: [] }]);
 });

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { compareIds, type Message, type TurnTrace } from "@message-store/core";
+import type { Message, TurnTrace } from "@message-store/core";
+import { compareIds } from "@message-store/core/adapter";
 import { expect, it } from "vitest";
 import { JsonMessageStore } from "../src/index.js";
 import { message, prng, tempDir, trace } from "./helpers.js";

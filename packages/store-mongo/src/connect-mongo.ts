@@ -1,39 +1,13 @@
-import {
-  ConfigurationError,
-  isMessageStoreError,
-  MongoConfigSchema,
-  type MongoStoreConfig,
-  type ResolvedMongoConfig,
-} from "@message-store/core";
+import { ConfigurationError, isMessageStoreError } from "@message-store/core";
 import { type Db, MongoClient } from "mongodb";
 import { ensureIndexes, type MongoContext, mongoContext } from "./collections.js";
-import { ADAPTER, toStoreError } from "./errors.js";
+import { ADAPTER, type ResolvedMongoConfig } from "./config.js";
+import { fromDriverError } from "./errors.js";
 
 /** An open connection: the context and whether the store owns (and must close) the client. */
 export interface OpenedMongo {
   ctx: MongoContext;
   owned: boolean;
-}
-
-/** Characters MongoDB forbids in database names (any platform). */
-const INVALID_DB_NAME = /[/\\. "$*<>:|?\u0000]/;
-
-/** Validates a config given directly (the factory already did; parsing again is harmless). */
-export function parseConfig(config: MongoStoreConfig): ResolvedMongoConfig {
-  const parsed = MongoConfigSchema.safeParse(config);
-  if (!parsed.success) {
-    const why = parsed.error.issues
-      .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
-      .join("; ");
-    throw new ConfigurationError(`invalid mongodb config: ${why}`, { adapter: ADAPTER });
-  }
-  if (INVALID_DB_NAME.test(parsed.data.db)) {
-    throw new ConfigurationError(
-      `invalid mongodb db name ${JSON.stringify(parsed.data.db)}: it may not contain / \\ . " $ * < > : | ? space or NUL`,
-      { adapter: ADAPTER },
-    );
-  }
-  return parsed.data;
 }
 
 /**
@@ -43,7 +17,7 @@ export function parseConfig(config: MongoStoreConfig): ResolvedMongoConfig {
  */
 export async function connectMongo(config: ResolvedMongoConfig): Promise<OpenedMongo> {
   const owned = config.client === undefined;
-  const client = owned ? newClient(config) : (config.client as MongoClient);
+  const client = config.client ?? newClient(config);
   try {
     if (owned) await client.connect();
     const db = database(client, config.db);
@@ -52,7 +26,8 @@ export async function connectMongo(config: ResolvedMongoConfig): Promise<OpenedM
     return { ctx: mongoContext(client, db, transactions), owned };
   } catch (error) {
     if (owned) await client.close().catch(() => {});
-    throw toStoreError(error);
+    // Outside any call, so core does not stamp these: name the adapter here.
+    throw isMessageStoreError(error) ? error : (fromDriverError(error, ADAPTER) ?? error);
   }
 }
 

@@ -3,41 +3,54 @@ import {
   type ConversationRecord,
   ConversationSchema,
   CorruptDataError,
-  canonicalConversation,
-  canonicalMessage,
-  canonicalTurnTrace,
-  type Json,
   type Message,
   MessageSchema,
-  type SequencedMessage,
   type TurnTrace,
   TurnTraceSchema,
 } from "@message-store/core";
-import { ADAPTER } from "./errors.js";
+import {
+  CONVERSATION_FIELDS,
+  CONVERSATION_READ_FIELDS,
+  canonicalConversation,
+  canonicalMessage,
+  canonicalTurnTrace,
+  MESSAGE_FIELDS,
+  type SequencedMessage,
+  TOOL_CALL_FIELDS,
+  TOOL_TRACE_FIELDS,
+  TURN_TRACE_FIELDS,
+} from "@message-store/core/adapter";
 import { idKey } from "./id-key.js";
-import { decodeJson, encodeJson, KeyCodecError } from "./key-codec.js";
+import { KeyCodecError } from "./key-codec.js";
+import {
+  decodeFields,
+  each,
+  encodeFields,
+  items,
+  json,
+  type StoredField,
+  storedFields,
+  without,
+} from "./stored-fields.js";
+
+/** The conversation fields only the store writes. */
+type StoreOwned = "_id" | "lastMessageAt" | "lastActivityAt" | "lastSequence";
 
 /**
- * A conversation document: the model's fields with `_id = id`, plus four adapter fields.
+ * A conversation document: the record's fields with `_id = id`, plus four adapter fields.
  * `idKey` orders ids by code point on any server (see `idKey`); `lastMessageAt` only moves
  * forward on message writes; `lastActivityAt` is always `max(updatedAt, lastMessageAt ??
  * updatedAt)`, stored so an index can serve the list order; `lastSequence` is the last message
  * sequence number handed out in this conversation.
  */
-export interface ConversationDoc {
+export type ConversationDoc = Omit<ConversationRecord, "id" | "metadata"> & {
   _id: string;
   idKey: string;
-  userId: string;
-  agentId: string | null;
-  title: string | null;
-  createdAt: number;
-  updatedAt: number;
-  tags: string[];
   metadata: Record<string, unknown>;
   lastMessageAt: number | null;
   lastActivityAt: number;
   lastSequence: number;
-}
+};
 
 /** A message document: the model's fields with `_id = id`, plus its receipt order `sequence`. */
 export type MessageDoc = Omit<Message, "id" | "metadata" | "toolCalls"> & {
@@ -64,54 +77,49 @@ export type TurnTraceDoc = Omit<
 // Document levels of the free-form JSON subtrees (the document itself is level 1).
 const TOP = 2;
 const IN_ARRAY_ITEM = 4;
+const EVENT = json(TOP + 1);
 
-const encodeObject = (value: Record<string, Json>, depth: number) =>
-  encodeJson(value, depth) as Record<string, unknown>;
+// Each model's document layout, from core's field table: a field added to a model is stored and
+// read back without a change here. Only the free-form JSON needs coding (escaped keys).
+const CONVERSATION_CODECS = { metadata: json(TOP) };
+const CONVERSATION = storedFields(CONVERSATION_READ_FIELDS, CONVERSATION_CODECS);
+const MESSAGE = storedFields(MESSAGE_FIELDS, {
+  toolCalls: items(TOOL_CALL_FIELDS, {
+    arguments: json(IN_ARRAY_ITEM),
+    result: json(IN_ARRAY_ITEM),
+  }),
+  metadata: json(TOP),
+});
+const TRACE = storedFields(TURN_TRACE_FIELDS, {
+  toolTraces: items(TOOL_TRACE_FIELDS, { finalData: json(IN_ARRAY_ITEM) }),
+  slotEvents: each(EVENT),
+  flowEvents: each(EVENT),
+  errors: each(EVENT),
+  metadata: json(TOP),
+});
 
-/** The `$set` body of a conversation upsert: every model field except `id`, and `idKey`. */
-export function conversationFields(c: ConversationRecord) {
-  return {
-    idKey: idKey(c.id),
-    userId: c.userId,
-    agentId: c.agentId,
-    title: c.title,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    tags: c.tags,
-    metadata: encodeObject(c.metadata, TOP),
-  };
+// What a write sets: the record's fields (a conversation's `lastActivityAt` is the store's)
+// except `id`, which the filter gives as `_id`, and a message's `conversationId`, also filtered on.
+const CONVERSATION_SET = without(storedFields(CONVERSATION_FIELDS, CONVERSATION_CODECS), "id");
+const MESSAGE_SET = without(MESSAGE, "id", "conversationId");
+const TRACE_SET = without(TRACE, "id");
+
+/** The `$set` body of a conversation upsert: `idKey` and every record field except `id`. */
+export function conversationFields(c: ConversationRecord): Omit<ConversationDoc, StoreOwned> {
+  return encodeFields(c, CONVERSATION_SET, { idKey: idKey(c.id) }) as Omit<
+    ConversationDoc,
+    StoreOwned
+  >;
 }
 
 /** The `$set` body of a message upsert: every model field except `id` and `conversationId`. */
 export function messageFields(m: Message): Omit<MessageDoc, "_id" | "conversationId" | "sequence"> {
-  const { id: _id, conversationId: _c, metadata, toolCalls, ...plain } = m;
-  return {
-    ...plain,
-    toolCalls: toolCalls.map((call) => ({
-      ...call,
-      arguments: encodeObject(call.arguments, IN_ARRAY_ITEM),
-      result: encodeJson(call.result, IN_ARRAY_ITEM),
-    })),
-    metadata: encodeObject(metadata, TOP),
-  };
+  return encodeFields(m, MESSAGE_SET) as Omit<MessageDoc, "_id" | "conversationId" | "sequence">;
 }
 
 /** The replacement document of a trace upsert (without `_id`, which the filter gives). */
 export function traceFields(t: TurnTrace): Omit<TurnTraceDoc, "_id"> {
-  const { id: _id, toolTraces, slotEvents, flowEvents, errors, metadata, ...plain } = t;
-  const events = (list: Record<string, Json>[]) => list.map((e) => encodeJson(e, TOP + 1));
-  return {
-    idKey: idKey(t.id),
-    ...plain,
-    toolTraces: toolTraces.map((tool) => ({
-      ...tool,
-      finalData: encodeJson(tool.finalData, IN_ARRAY_ITEM),
-    })),
-    slotEvents: events(slotEvents),
-    flowEvents: events(flowEvents),
-    errors: events(errors),
-    metadata: encodeObject(metadata, TOP),
-  };
+  return encodeFields(t, TRACE_SET, { idKey: idKey(t.id) }) as Omit<TurnTraceDoc, "_id">;
 }
 
 type Raw = Record<string, unknown>;
@@ -119,12 +127,10 @@ type Raw = Record<string, unknown>;
 function corrupt(collection: string, doc: Raw, why: string): CorruptDataError {
   const id = typeof doc._id === "string" ? doc._id : String(doc._id);
   const location = `${collection}/${id}`;
-  return new CorruptDataError(`stored document ${location} is unreadable: ${why}`, location, {
-    adapter: ADAPTER,
-  });
+  return new CorruptDataError(`stored document ${location} is unreadable: ${why}`, location);
 }
 
-/** The part of a zod schema used here (core's schemas; zod itself is not a dependency). */
+/** The part of a zod schema used here: structural, so it fits core's schemas whatever copy of zod core has. */
 interface Schema<T> {
   safeParse(
     value: unknown,
@@ -134,20 +140,20 @@ interface Schema<T> {
 }
 
 /**
- * Builds the model from `doc` and validates it: core's structural fast path first, the schema
- * (which names the problem, or fills a default the fast path left to it) only when that cannot
- * tell.
+ * The model stored in `doc`, validated: decoded by its layout in schema order, then core's
+ * structural fast path (which returns it as it is), and the schema (which names the problem, or
+ * fills a default the fast path left to it) only when that cannot tell.
  */
 function decodeWith<T>(
   schema: Schema<T>,
   fast: (value: unknown) => T | undefined,
   collection: string,
   doc: Raw,
-  build: () => unknown,
+  fields: readonly StoredField[],
 ): T {
   let candidate: unknown;
   try {
-    candidate = build();
+    candidate = decodeFields(doc, fields);
   } catch (error) {
     if (error instanceof KeyCodecError) throw corrupt(collection, doc, error.message);
     throw error;
@@ -161,48 +167,14 @@ function decodeWith<T>(
   throw corrupt(collection, doc, `fails the model${where}: ${issue?.message ?? "invalid"}`);
 }
 
-const each = (value: unknown, f: (item: Raw) => unknown): unknown =>
-  Array.isArray(value) ? value.map((item) => (isRecord(item) ? f(item) : item)) : value;
-
-function isRecord(value: unknown): value is Raw {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** A stored conversation as the model, validated. */
 export function toConversation(doc: Raw): Conversation {
-  return decodeWith(ConversationSchema, canonicalConversation, "conversations", doc, () => ({
-    id: doc._id,
-    userId: doc.userId,
-    agentId: doc.agentId,
-    title: doc.title,
-    createdAt: doc.createdAt,
-    updatedAt: doc.updatedAt,
-    tags: doc.tags,
-    metadata: decodeJson(doc.metadata),
-    lastActivityAt: doc.lastActivityAt,
-  }));
+  return decodeWith(ConversationSchema, canonicalConversation, "conversations", doc, CONVERSATION);
 }
-
-const MESSAGE_KEYS = Object.keys(MessageSchema.shape);
 
 /** A stored message as the model (validated) with its sequence. */
 export function toSequencedMessage(doc: Raw): SequencedMessage {
-  const message = decodeWith(MessageSchema, canonicalMessage, "messages", doc, () => {
-    // Built in schema order, so that the fast path can return it as it is.
-    const m: Raw = {};
-    for (const k of MESSAGE_KEYS) {
-      if (k === "id") m.id = doc._id;
-      else if (k === "metadata") m.metadata = decodeJson(doc.metadata);
-      else if (k === "toolCalls") {
-        m.toolCalls = each(doc.toolCalls, (call) => ({
-          ...call,
-          arguments: decodeJson(call.arguments),
-          result: decodeJson(call.result),
-        }));
-      } else if (k in doc) m[k] = doc[k];
-    }
-    return m;
-  });
+  const message = decodeWith(MessageSchema, canonicalMessage, "messages", doc, MESSAGE);
   if (!Number.isSafeInteger(doc.sequence)) {
     throw corrupt("messages", doc, "sequence is not an integer");
   }
@@ -214,24 +186,7 @@ export function toMessage(doc: Raw): Message {
   return toSequencedMessage(doc).message;
 }
 
-const TRACE_KEYS = Object.keys(TurnTraceSchema.shape);
-const EVENT_KEYS = new Set(["slotEvents", "flowEvents", "errors"]);
-
 /** A stored trace as the model, validated. */
 export function toTurnTrace(doc: Raw): TurnTrace {
-  return decodeWith(TurnTraceSchema, canonicalTurnTrace, "turn_traces", doc, () => {
-    // Built in schema order, so that the fast path can return it as it is.
-    const t: Raw = {};
-    for (const k of TRACE_KEYS) {
-      const value = doc[k];
-      if (k === "id") t.id = doc._id;
-      else if (k === "metadata") t.metadata = decodeJson(value);
-      else if (k === "toolTraces") {
-        t.toolTraces = each(value, (tool) => ({ ...tool, finalData: decodeJson(tool.finalData) }));
-      } else if (EVENT_KEYS.has(k)) {
-        t[k] = Array.isArray(value) ? value.map(decodeJson) : value;
-      } else if (k in doc) t[k] = value;
-    }
-    return t;
-  });
+  return decodeWith(TurnTraceSchema, canonicalTurnTrace, "turn_traces", doc, TRACE);
 }

@@ -1,10 +1,10 @@
 import {
   ConnectionError,
   IntegrityError,
-  isMessageStoreError,
-  redactSecrets,
+  type MessageStoreError,
   StorageError,
 } from "@message-store/core";
+import { redactSecrets } from "@message-store/core/adapter";
 import {
   MongoError,
   MongoNetworkError,
@@ -15,9 +15,6 @@ import {
   MongoTopologyClosedError,
 } from "mongodb";
 import { SEQUENCE_INDEX } from "./collections.js";
-
-/** The adapter name: the `[mongodb]` in every error message. */
-export const ADAPTER = "mongodb";
 
 /** Server codes that mean the server went away or cannot serve writes right now. */
 const UNAVAILABLE_CODES = new Set([
@@ -86,39 +83,30 @@ export function isConnectionFailure(error: unknown): boolean {
 }
 
 /**
- * Maps a driver error to core's errors: connection failures to `ConnectionError` (which redacts
- * passwords from the message and the cause), duplicate keys to `IntegrityError`, any other
- * driver or server failure to `StorageError`. Core errors and programming errors pass through.
+ * Core's error for a driver error: connection failures become `ConnectionError` (which redacts
+ * passwords from the message and the cause), duplicate keys `IntegrityError`, any other driver or
+ * server failure `StorageError`. `null` for anything that is not the driver's. `adapter` names
+ * the adapter on errors raised outside a call (connecting); inside one, core stamps it.
  */
-export function toStoreError(error: unknown): unknown {
-  if (isMessageStoreError(error)) return error;
+export function fromDriverError(error: unknown, adapter?: string): MessageStoreError | null {
   if (isConnectionFailure(error)) {
     return new ConnectionError(`MongoDB is unreachable: ${(error as Error).message}`, {
-      adapter: ADAPTER,
+      adapter,
       cause: error,
     });
   }
   if (isDuplicateKey(error)) {
     return new IntegrityError(`duplicate key: ${(error as Error).message}`, {
-      adapter: ADAPTER,
+      adapter,
       cause: error,
     });
   }
   if (error instanceof MongoError) {
     const code = error instanceof MongoServerError ? ` (code ${error.code})` : "";
     return new StorageError(redactSecrets(`MongoDB failed${code}: ${error.message}`), {
-      adapter: ADAPTER,
+      adapter,
       cause: error,
     });
   }
-  return error;
-}
-
-/** Runs `operation`, rethrowing any failure as core's error (see {@link toStoreError}). */
-export async function mapErrors<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw toStoreError(error);
-  }
+  return null;
 }

@@ -1,11 +1,10 @@
+import type { TurnTraceFilter, UsageQuery } from "@message-store/core";
 import type {
   ConversationKey,
   MessageKey,
   PageRequest,
   TraceKey,
-  TurnTraceFilter,
-  UsageQuery,
-} from "@message-store/core";
+} from "@message-store/core/adapter";
 import type { Filter, FindOptions, Sort } from "mongodb";
 import type { ConversationDoc, MessageDoc, TurnTraceDoc } from "./documents.js";
 import { idKey } from "./id-key.js";

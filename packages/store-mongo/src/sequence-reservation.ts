@@ -2,7 +2,6 @@ import { StorageError } from "@message-store/core";
 import type { Filter, WithId } from "mongodb";
 import type { MongoContext } from "./collections.js";
 import type { ConversationDoc } from "./documents.js";
-import { ADAPTER } from "./errors.js";
 
 /** How to take back an activity change if the messages it was made for are not stored. */
 export interface ActivityUndo {
@@ -134,7 +133,6 @@ async function advance(
   }
   throw new StorageError(
     `conversation ${JSON.stringify(start?._id)} changed under every one of ${MAX_ATTEMPTS} attempts`,
-    { adapter: ADAPTER },
   );
 }
 

@@ -1,7 +1,7 @@
 import { type Conversation, type ConversationRecord, StorageError } from "@message-store/core";
 import type { MongoContext } from "./collections.js";
 import { conversationFields } from "./documents.js";
-import { ADAPTER, isDuplicateKey } from "./errors.js";
+import { isDuplicateKey } from "./errors.js";
 
 const MAX_ATTEMPTS = 100;
 
@@ -94,6 +94,5 @@ async function settleActivity(
 function contention(id: string): StorageError {
   return new StorageError(
     `conversation ${JSON.stringify(id)} changed under every one of ${MAX_ATTEMPTS} attempts`,
-    { adapter: ADAPTER },
   );
 }

@@ -2,7 +2,7 @@ import { IntegrityError, type Message, StorageError } from "@message-store/core"
 import type { AnyBulkWriteOperation, ClientSession } from "mongodb";
 import { inTransaction, type MongoContext } from "./collections.js";
 import { type MessageDoc, messageFields } from "./documents.js";
-import { ADAPTER, isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
+import { isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
 import {
   carryUndo,
   type Reservation,
@@ -65,7 +65,7 @@ export async function writeMessages(ctx: MongoContext, messages: Message[]): Pro
     if (!written) {
       throw new StorageError(
         `no block of sequence numbers in ${MAX_SEQUENCE_ATTEMPTS} attempts was free in conversation ${[...groups.keys()].map((id) => JSON.stringify(id)).join(", ")}`,
-        { adapter: ADAPTER, cause: conflict },
+        { cause: conflict },
       );
     }
   } catch (error) {
@@ -89,9 +89,7 @@ async function reserveAll(
   for (const [conversationId, group] of groups) {
     const r = await reserveSequences(ctx, conversationId, group.count, group.maxTimestamp);
     if (!r) {
-      throw new IntegrityError(`conversation ${JSON.stringify(conversationId)} does not exist`, {
-        adapter: ADAPTER,
-      });
+      throw new IntegrityError(`conversation ${JSON.stringify(conversationId)} does not exist`);
     }
     carryUndo(made, r);
     made.push(r);
@@ -136,7 +134,7 @@ async function writeAttempt(
         : "a message of the batch";
     throw new IntegrityError(
       `${which} already exists in another conversation; an upsert cannot move it`,
-      { adapter: ADAPTER, cause: error },
+      { cause: error },
     );
   }
 }
@@ -200,7 +198,6 @@ async function assertNoneMoves(ctx: MongoContext, messages: Message[]): Promise<
   if (moved) {
     throw new IntegrityError(
       `message ${JSON.stringify(moved._id)} belongs to conversation ${JSON.stringify(moved.conversationId)}; an upsert cannot move it`,
-      { adapter: ADAPTER },
     );
   }
 }

@@ -1,10 +1,5 @@
-import {
-  isMessageStoreError,
-  matchesTraceFilter,
-  summarizeTraces,
-  type TurnTrace,
-  type TurnTraceQueryInput,
-} from "@message-store/core";
+import { isMessageStoreError, type TurnTrace, type TurnTraceQueryInput } from "@message-store/core";
+import { matchesTraceFilter, summarizeTraces } from "@message-store/core/adapter";
 import { describe, expect, it } from "vitest";
 import { MongoMessageStore } from "../src/index.js";
 import { conv, msg, openFixture, T0, traceOf } from "./helpers.js";

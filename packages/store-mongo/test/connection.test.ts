@@ -1,9 +1,9 @@
 import { createServer } from "node:net";
-import { isMessageStoreError, MongoConfigSchema } from "@message-store/core";
+import { isMessageStoreError, MessageStore } from "@message-store/core";
 import { startJongodb } from "@message-store/test-servers";
 import { MongoClient } from "mongodb";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createMessageStore, MongoMessageStore } from "../src/index.js";
+import { MongoConfigSchema, MongoMessageStore, type MongoStoreConfig } from "../src/index.js";
 import { conv, msg, serverUri, uniqueDbName } from "./helpers.js";
 
 const SECRET = "s3cret-pw";
@@ -40,12 +40,12 @@ afterEach(() => {
 describe("connection failures", () => {
   it("an unreachable server is a ConnectionError within the selection timeout, without the password", async () => {
     const uri = `mongodb://app:${SECRET}@127.0.0.1:${await closedPort()}/x`;
-    const config = { storage: "mongodb", uri, db: "x", server_selection_timeout_ms: 300 } as const;
+    const config = { uri, db: "x", server_selection_timeout_ms: 300 };
     const configs = [
-      () => createMessageStore(config),
       () => MongoMessageStore.open(config),
-      // What the factory does: validate with core's schema, then call the export.
-      () => createMessageStore(MongoConfigSchema.parse(config)),
+      () => MongoMessageStore.open({ storage: "mongodb", ...config }),
+      // Through core's factory: the adapter registered itself when src/index.ts was imported.
+      () => MessageStore.initialize({ storage: "mongodb", ...config }),
     ];
     for (const open of configs) {
       const started = Date.now();
@@ -84,35 +84,76 @@ describe("connection failures", () => {
 });
 
 describe("configuration", () => {
-  it("rejects a bad config before any I/O, with passwords redacted", async () => {
-    const cases: [unknown, RegExp][] = [
-      [{ storage: "mongodb", db: "x" }, /exactly one of uri or client/],
-      [{ storage: "mongodb", uri: "mongodb://h", db: "x", extra: 1 }, /extra/],
-      [{ storage: "mongodb", uri: `http://u:${SECRET}@h/x`, db: "x" }, /invalid mongodb uri/],
-      [{ storage: "mongodb", uri: "mongodb://127.0.0.1:1", db: "a.b" }, /db name/],
+  it("rejects a bad config before any I/O, naming every problem, with passwords redacted", async () => {
+    const client = new MongoClient("mongodb://127.0.0.1:1");
+    const cases: [Record<string, unknown>, string][] = [
+      [{ db: "x" }, "give exactly one of uri or client"],
+      [{ uri: "mongodb://127.0.0.1:1", client, db: "x" }, "give exactly one of uri or client"],
+      [{ uri: "mongodb://h", db: "x", extra: 1 }, 'Unrecognized key: "extra"'],
+      [{ uri: `http://u:${SECRET}@h/x`, db: "x" }, "uri: uri must start with mongodb://"],
+      [{ uri: "mongodb://127.0.0.1:1", db: "a.b" }, "db: db name may not contain"],
+      [{ uri: "mongodb://127.0.0.1:1", db: "" }, "db: "],
+      [{ uri: "mongodb://127.0.0.1:1", db: "x".repeat(64) }, "db: "],
+      [{ client: { db: 1 }, db: "x" }, "client: client must be a MongoClient"],
+      [
+        { uri: "mongodb://h", db: "x", server_selection_timeout_ms: 0 },
+        "server_selection_timeout_ms: ",
+      ],
+      [{ storage: "postgres", uri: "mongodb://h", db: "x" }, 'config for storage "postgres"'],
+      // Valid scheme, but the driver's parser refuses it (and repeats the URI): no password.
+      [{ uri: `mongodb://u:${SECRET}@/x`, db: "x" }, "invalid mongodb uri"],
     ];
-    for (const [config, message] of cases) {
-      const error = await createMessageStore(config as never).catch((e: unknown) => e);
-      expect(isMessageStoreError(error) && error.code).toBe("CONFIGURATION");
-      expect((error as Error).message).toMatch(message);
-      expect(everything(error)).not.toContain(SECRET);
+    for (const [config, problem] of cases) {
+      const opens: (() => Promise<MessageStore>)[] = [
+        () => MongoMessageStore.open(config as MongoStoreConfig),
+      ];
+      if (!("storage" in config)) {
+        opens.push(() => MessageStore.initialize({ storage: "mongodb", ...config } as never));
+      }
+      for (const open of opens) {
+        const error = await open().catch((e: unknown) => e);
+        expect(isMessageStoreError(error) && error.code).toBe("CONFIGURATION");
+        expect((error as Error).message).toMatch(/^\[message-store\] \[mongodb\] /);
+        expect((error as Error).message).toContain(problem);
+        expect(everything(error)).not.toContain(SECRET);
+      }
     }
+    await client.close();
   });
 
-  it("exports what core's factory calls, and opens with a factory-validated config", async () => {
-    // The factory imports the package by name; this is the same resolution, from the package itself.
+  it("fills the documented defaults", () => {
+    expect(MongoConfigSchema.parse({ uri: "mongodb://h", db: "x" })).toEqual({
+      uri: "mongodb://h",
+      db: "x",
+      server_selection_timeout_ms: 10_000,
+    });
+    expect(MongoConfigSchema.safeParse({ uri: "mongodb+srv://h.example/x", db: "x" }).success).toBe(
+      true,
+    );
+  });
+
+  it("importing the package registers it: initialize opens a MongoMessageStore and types its config", async () => {
+    // By package name, as an application imports it (the built entry point).
     const entry = (await import("@message-store/mongodb")) as Record<string, unknown>;
-    expect(typeof entry.createMessageStore).toBe("function");
-    const config = MongoConfigSchema.parse({
+    expect(entry).not.toHaveProperty("createMessageStore");
+    const store = await MessageStore.initialize({
       storage: "mongodb",
       uri: serverUri(),
       db: uniqueDbName(),
     });
-    const store = await createMessageStore(config);
+    expect(store).toBeInstanceOf(entry.MongoMessageStore as Function);
     expect(store.adapterName).toBe("mongodb");
     expect(store.capabilities.semanticSearch).toBe(false);
     expect(await store.storeConversation(conv("c"))).toMatchObject({ id: "c" });
     await store.close();
+    const misspelt = MessageStore.initialize({
+      storage: "mongodb",
+      // @ts-expect-error: the config is typed once the adapter is imported
+      url: serverUri(),
+      db: "x",
+    });
+    const error = await misspelt.catch((e: unknown) => e);
+    expect(isMessageStoreError(error) && error.code).toBe("CONFIGURATION");
   });
 });
 

@@ -1,4 +1,4 @@
-import { compareIds } from "@message-store/core";
+import { compareIds } from "@message-store/core/adapter";
 import { describe, expect, it } from "vitest";
 import { idKey } from "../src/id-key.js";
 import { conv, openFixture, traceOf } from "./helpers.js";

@@ -1,30 +1,5 @@
-import { ConfigurationError, type ResolvedPostgresConfig } from "@message-store/core";
 import pg from "pg";
-import { ADAPTER } from "./errors.js";
-
-/**
- * Throws {@link ConfigurationError} unless `dsn` has the syntax `pg` understands: a
- * `postgres://` or `postgresql://` URL, or an absolute socket directory path. Without this check
- * a typo only surfaces as a confusing `ConnectionError` (`pg` reads "localhost:5432/db" as a
- * host name). The message never repeats the DSN, which may hold a password.
- */
-export function assertDsnSyntax(dsn: string): void {
-  if (dsn.startsWith("/")) return;
-  let url: URL;
-  try {
-    url = new URL(dsn);
-  } catch {
-    throw new ConfigurationError(
-      "dsn is not a valid URL (expected postgres://user:password@host:port/database)",
-      { adapter: ADAPTER },
-    );
-  }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
-    throw new ConfigurationError("dsn must use the postgres:// or postgresql:// scheme", {
-      adapter: ADAPTER,
-    });
-  }
-}
+import type { ResolvedPostgresConfig } from "./config.js";
 
 /**
  * The pool a store owns when it is given a `dsn`: `pool_min`/`pool_max` as the pool's
@@ -35,7 +10,6 @@ export function assertDsnSyntax(dsn: string): void {
  * after 10 s so a dead peer is noticed.
  */
 export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg.Pool {
-  assertDsnSyntax(config.dsn);
   const options: pg.PoolConfig = {
     connectionString: config.dsn,
     min: config.pool_min,

@@ -6,11 +6,9 @@ import {
   redactSecrets,
   StorageError,
 } from "@message-store/core";
+import { ADAPTER } from "./config.js";
 import { decodeText } from "./nul-codec.js";
-import { SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./schema.js";
-
-/** The adapter name every error of this package carries. */
-export const ADAPTER = "postgres";
+import { SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./sql/functions.js";
 
 /** Node socket and DNS errors that mean the server cannot be reached. */
 const NETWORK_CODES = new Set([
@@ -98,7 +96,8 @@ function describeIntegrity(error: { code?: string; constraint?: string; detail?:
 }
 
 /**
- * Maps anything `pg` throws to core's errors: integrity violations (23503, 23505 and this
+ * Maps anything `pg` throws to core's errors (the store's `mapError`, and the migration runner,
+ * which runs outside the store's calls): integrity violations (23503, 23505 and this
  * package's own MS001/MS002) to `IntegrityError`; unreachable or lost server, bad DSN and
  * statement timeout (57014) to `ConnectionError` (which redacts passwords); everything else to
  * `StorageError`. Errors that already are core's pass through.

@@ -1,12 +1,20 @@
 /**
- * PostgreSQL adapter of message-store, on `pg` and `pg-pool`.
+ * PostgreSQL adapter of message-store, on `pg`. Importing this module registers
+ * the adapter, so that `MessageStore.initialize({ storage: "postgres", … })` opens a
+ * {@link PostgresMessageStore} and type-checks its config.
  * @packageDocumentation
  */
-import type { PostgresStoreConfig } from "@message-store/core";
+import { registerStorage } from "@message-store/core/adapter";
+import { ADAPTER, type PostgresStoreConfig } from "./config.js";
 import { PostgresMessageStore } from "./postgres-message-store.js";
 
+export {
+  PostgresConfigSchema,
+  type PostgresStoreConfig,
+  type ResolvedPostgresConfig,
+} from "./config.js";
 export { isConnectionFailure, toStoreError } from "./errors.js";
-export { type MigrateOptions, migrate } from "./migrate.js";
+export { migrate } from "./migrate.js";
 export {
   decodeJson,
   decodeText,
@@ -14,13 +22,16 @@ export {
   encodeText,
 } from "./nul-codec.js";
 export { PostgresMessageStore, type PostgresStoreOptions } from "./postgres-message-store.js";
-export { LATEST_VERSION, MIGRATIONS, MIGRATIONS_TABLE, type Migration } from "./schema.js";
+export { LATEST_VERSION, MIGRATIONS, MIGRATIONS_TABLE, type Migration } from "./sql/migrations.js";
 
-/**
- * What `MessageStore.initialize({ storage: "postgres", … })` calls. The factory has already
- * validated the config; it is validated again (cheaply) so direct callers get the same checks.
- * Resolves to a connected, migrated store. See {@link PostgresMessageStore.open}.
- */
-export function createMessageStore(config: PostgresStoreConfig): Promise<PostgresMessageStore> {
-  return PostgresMessageStore.open(config);
+registerStorage({
+  name: ADAPTER,
+  open: (config) => PostgresMessageStore.open(config as PostgresStoreConfig),
+});
+
+declare module "@message-store/core" {
+  interface StorageConfigMap {
+    /** `{ storage: "postgres", dsn, … }` or `{ storage: "postgres", pool, … }`. */
+    postgres: PostgresStoreConfig;
+  }
 }

@@ -1,17 +1,29 @@
 import { ConfigurationError } from "@message-store/core";
 import type pg from "pg";
 import { columnTypes } from "./column-types.js";
-import { ADAPTER, isConnectionFailure, toStoreError } from "./errors.js";
+import { ADAPTER } from "./config.js";
+import { isConnectionFailure, toStoreError } from "./errors.js";
 import type { Queryable } from "./run-query.js";
-import { LATEST_VERSION, MIGRATIONS, migrationSql } from "./schema.js";
+import { functionsChecksum, functionsSql } from "./sql/functions.js";
+import { MIGRATIONS, type Migration, migrationSql } from "./sql/migrations.js";
+import { quoteIdent } from "./sql/quote.js";
 
 /** Oldest server the SQL here supports (stored generated columns, shortest-exact floats). */
 const MIN_SERVER_VERSION = 120000;
 
-/** Options of {@link migrate}. */
-export interface MigrateOptions {
-  /** Stop after this version (default: the latest). Tests use it to build old schemas. */
-  targetVersion?: number;
+/** What {@link applySchema} brings a schema to. The package's own by default; tests vary it. */
+export interface SchemaPlan {
+  migrations: readonly Migration[];
+  /** The functions' script for a schema (a quoted identifier), and its checksum. */
+  functions: { sql: (schema: string) => string; checksum: string };
+}
+
+/** This package's plan: its migrations and its derived functions. */
+export function packagePlan(): SchemaPlan {
+  return {
+    migrations: MIGRATIONS,
+    functions: { sql: functionsSql, checksum: functionsChecksum() },
+  };
 }
 
 function check(probe: { server_version: number; extra_float_digits: number }): void {
@@ -29,19 +41,51 @@ function check(probe: { server_version: number; extra_float_digits: number }): v
   }
 }
 
+interface State {
+  applied: Set<number>;
+  newest: number;
+  checksum: string | null;
+}
+
+function stateOf(rows: { version: number; functions_checksum: string | null }[]): State {
+  const newest = rows.at(-1);
+  return {
+    applied: new Set(rows.map((r) => r.version)),
+    newest: newest?.version ?? 0,
+    checksum: newest?.functions_checksum ?? null,
+  };
+}
+
+function upToDate(state: State, plan: SchemaPlan): boolean {
+  return (
+    plan.migrations.every((m) => state.applied.has(m.version)) &&
+    state.checksum === plan.functions.checksum
+  );
+}
+
 /**
- * Brings `schema` up to the latest version (or `targetVersion`). An up-to-date schema costs two
- * reads and takes no lock. Otherwise, in one transaction under an advisory lock keyed on the
- * schema name (so two processes starting at once apply each step once): create the schema and
- * the migrations table, apply the missing steps in order, record each one. A schema written by
- * a newer version of this package is refused with `ConfigurationError`.
+ * Brings `schema` up to date: creates or upgrades the tables, and installs the SQL functions
+ * when their definition changed. An up-to-date schema costs two reads and takes no lock.
+ * Otherwise, in one transaction under an advisory lock keyed on the schema name (so processes
+ * starting at once apply each step once): create the schema and the migrations table, apply the
+ * missing steps in order and record each, and if the functions' checksum differs from the one
+ * recorded, re-create them and record it. A schema written by a newer version of this package is
+ * refused with `ConfigurationError`; a lost server is a `ConnectionError`.
+ *
+ * Run it from a deploy step as a role that may create tables, so the application's role needs
+ * DML rights only (see the README's Migrations section).
  */
-export async function migrate(
+export function migrate(pool: Queryable, schema: string): Promise<void> {
+  return applySchema(pool, schema, packagePlan());
+}
+
+/** {@link migrate} with any plan: the runner itself, tested with plans of future versions. */
+export async function applySchema(
   pool: Queryable,
   schema: string,
-  options: MigrateOptions = {},
+  plan: SchemaPlan,
 ): Promise<void> {
-  const target = options.targetVersion ?? LATEST_VERSION;
+  const latest = Math.max(0, ...plan.migrations.map((m) => m.version));
   const sql = migrationSql(schema);
   let client: pg.PoolClient;
   try {
@@ -56,32 +100,37 @@ export async function migrate(
   client.on("error", onError);
   const query = (text: string, values?: unknown[]) =>
     client.query({ text, values, types: columnTypes });
-  const versions = async () =>
-    (await query(sql.appliedVersions)).rows.map((r) => r.version as number);
+  const readState = async () => {
+    const state = stateOf((await query(sql.state)).rows);
+    if (state.newest > latest) {
+      throw new ConfigurationError(
+        `schema "${schema}" is at version ${state.newest}, newer than this package supports (${latest}); upgrade @message-store/postgres`,
+        { adapter: ADAPTER },
+      );
+    }
+    return state;
+  };
   let inTransaction = false;
   try {
     const probe = (await query(sql.probe.text, sql.probe.values)).rows[0];
     check(probe);
     if (probe.has_migrations) {
-      const applied = await versions();
-      const newest = Math.max(0, ...applied);
-      if (newest > LATEST_VERSION) {
-        throw new ConfigurationError(
-          `schema "${schema}" is at version ${newest}, newer than this package supports (${LATEST_VERSION}); upgrade @message-store/postgres`,
-          { adapter: ADAPTER },
-        );
-      }
-      if (MIGRATIONS.every((m) => m.version > target || applied.includes(m.version))) return;
+      if (upToDate(await readState(), plan)) return;
     }
     await query(sql.begin);
     inTransaction = true;
     await query(sql.lock.text, sql.lock.values);
     await query(sql.createBase);
-    const applied = new Set(await versions());
-    for (const step of MIGRATIONS) {
-      if (step.version > target || applied.has(step.version)) continue;
+    // Read again under the lock: another process may have done the work meanwhile.
+    const state = await readState();
+    for (const step of plan.migrations) {
+      if (state.applied.has(step.version)) continue;
       await query(sql.step(step));
       await query(sql.record, [step.version, step.name]);
+    }
+    if ((await readState()).checksum !== plan.functions.checksum) {
+      await query(plan.functions.sql(quoteIdent(schema)));
+      await query(sql.recordFunctions, [plan.functions.checksum]);
     }
     await query(sql.commit);
     inTransaction = false;

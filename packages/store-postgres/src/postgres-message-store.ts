@@ -1,35 +1,35 @@
 import {
-  ConfigurationError,
   type Conversation,
-  type ConversationKey,
   type ConversationRecord,
-  cosineSimilarity,
   type DeletedCounts,
-  finalizeUsage,
   IntegrityError,
   type Message,
-  type MessageKey,
   MessageStore,
-  type PageRequest,
-  PostgresConfigSchema,
-  type PostgresStoreConfig,
-  type ResolvedPostgresConfig,
+  type MessageStoreError,
   type SearchHit,
   type SearchQuery,
-  type SequencedMessage,
   type StoreCapabilities,
-  type TraceKey,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
   type UsageQuery,
 } from "@message-store/core";
+import {
+  type ConversationKey,
+  cosineSimilarity,
+  finalizeUsage,
+  type MessageKey,
+  type PageRequest,
+  parseConfig,
+  type SequencedMessage,
+  type TraceKey,
+} from "@message-store/core/adapter";
 import type pg from "pg";
+import { ADAPTER, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
 import { createPool } from "./create-pool.js";
-import { ADAPTER } from "./errors.js";
+import { toStoreError } from "./errors.js";
 import { migrate } from "./migrate.js";
 import { encodeText } from "./nul-codec.js";
-import { createQueries, type Queries } from "./queries.js";
 import {
   conversationParams,
   messageBatchParam,
@@ -42,6 +42,7 @@ import {
   traceParams,
 } from "./row-mapping.js";
 import { runQuery } from "./run-query.js";
+import { createQueries, type Queries } from "./sql/queries.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -74,33 +75,19 @@ export class PostgresMessageStore extends MessageStore {
   readonly #tables: { conversations: string; messages: string; traces: string };
 
   /**
-   * Validates `config` (core's `PostgresConfigSchema`), connects, applies pending migrations and
-   * returns a ready store. Throws `ConfigurationError` for a bad config and `ConnectionError`
-   * (without the password) when the server cannot be reached within `connect_timeout_ms`.
+   * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
+   * ignored), connects, creates or upgrades the schema and resolves to a ready store. Throws
+   * `ConfigurationError` for a bad config (before any I/O), an unsupported server or a schema of
+   * a newer package, and `ConnectionError` (without the password) when the server cannot be
+   * reached within `connect_timeout_ms`.
    */
-  static async open(config: PostgresStoreConfig): Promise<PostgresMessageStore> {
-    const parsed = PostgresConfigSchema.safeParse(config);
-    if (!parsed.success) {
-      const why = parsed.error.issues
-        .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
-        .join("; ");
-      throw new ConfigurationError(`invalid postgres config: ${why}`, { adapter: ADAPTER });
-    }
-    return PostgresMessageStore.#openResolved(parsed.data);
-  }
-
-  static async #openResolved(config: ResolvedPostgresConfig): Promise<PostgresMessageStore> {
-    if (config.pool && (config.statement_timeout_ms ?? config.query_timeout_ms) !== undefined) {
-      throw new ConfigurationError(
-        "statement_timeout_ms and query_timeout_ms apply to pools the store creates from a dsn; set statement_timeout/query_timeout on your own pool instead",
-        { adapter: ADAPTER },
-      );
-    }
-    const ownsPool = config.pool === undefined;
-    const pool = ownsPool
-      ? createPool(config as ResolvedPostgresConfig & { dsn: string })
-      : (config.pool as pg.Pool);
-    const store = new PostgresMessageStore({ pool, ownsPool, schema: config.schema });
+  static async open(
+    config: PostgresStoreConfig & { storage?: typeof ADAPTER },
+  ): Promise<PostgresMessageStore> {
+    const resolved = parseConfig(PostgresConfigSchema, config, ADAPTER);
+    const ownsPool = resolved.pool === undefined;
+    const pool = resolved.pool ?? createPool({ ...resolved, dsn: resolved.dsn! });
+    const store = new PostgresMessageStore({ pool, ownsPool, schema: resolved.schema });
     try {
       await migrate(pool, store.schema);
     } catch (error) {
@@ -133,17 +120,17 @@ export class PostgresMessageStore extends MessageStore {
     return runQuery(this.#pool, text, values).then((r) => r.rows);
   }
 
-  protected async putConversation(c: ConversationRecord): Promise<Conversation> {
+  protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
     const [row] = await this.#rows(this.#q.upsertConversation, conversationParams(c));
     return toConversation(row!, this.#tables.conversations);
   }
 
-  protected async readConversation(id: string): Promise<Conversation | null> {
+  protected async _getConversation(id: string): Promise<Conversation | null> {
     const [row] = await this.#rows(this.#q.readConversation, [encodeText(id)]);
     return row ? toConversation(row, this.#tables.conversations) : null;
   }
 
-  protected async listConversationsByUser(
+  protected async _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
   ): Promise<Conversation[]> {
@@ -152,7 +139,7 @@ export class PostgresMessageStore extends MessageStore {
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
 
-  protected async listAllConversations(
+  protected async _listConversations(
     userId: string | null,
     page: PageRequest<string>,
   ): Promise<Conversation[]> {
@@ -161,12 +148,12 @@ export class PostgresMessageStore extends MessageStore {
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
 
-  protected async removeConversation(id: string): Promise<boolean> {
+  protected async _deleteConversation(id: string): Promise<boolean> {
     const result = await runQuery(this.#pool, this.#q.deleteConversation, [encodeText(id)]);
     return (result.rowCount ?? 0) > 0;
   }
 
-  protected async putMessages(messages: Message[]): Promise<Message[]> {
+  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     if (messages.length === 1) {
       await runQuery(this.#pool, this.#q.putMessage, [messageParam(messages[0]!)]);
@@ -178,17 +165,17 @@ export class PostgresMessageStore extends MessageStore {
     return messages;
   }
 
-  protected async readMessage(id: string): Promise<Message | null> {
+  protected async _getMessage(id: string): Promise<Message | null> {
     const [row] = await this.#rows(this.#q.readMessage, [encodeText(id)]);
     return row ? toMessage(row, this.#tables.messages) : null;
   }
 
-  protected async setMessageFlag(id: string, flagged: boolean): Promise<Message | null> {
+  protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
     const [row] = await this.#rows(this.#q.flagMessage, [encodeText(id), flagged]);
     return row ? toMessage(row, this.#tables.messages) : null;
   }
 
-  protected async listMessages(
+  protected async _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
   ): Promise<SequencedMessage[]> {
@@ -197,12 +184,12 @@ export class PostgresMessageStore extends MessageStore {
     return rows.map((r) => toSequencedMessage(r, this.#tables.messages));
   }
 
-  protected async readImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
     const rows = await this.#rows(this.#q.immediateContext, [encodeText(conversationId), n]);
     return rows.map((r) => toMessage(r, this.#tables.messages));
   }
 
-  protected async putTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
+  protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
     const [row] = await this.#rows(this.#q.upsertTrace, traceParams(trace));
     const found = row?.message_conversation_id as string | null | undefined;
     if (Number(row?.written) === 1) return trace;
@@ -210,17 +197,15 @@ export class PostgresMessageStore extends MessageStore {
       found === null || found === undefined
         ? `message ${JSON.stringify(trace.messageId)} does not exist`
         : `message ${JSON.stringify(trace.messageId)} belongs to another conversation than ${JSON.stringify(trace.conversationId)}`;
-    throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`, {
-      adapter: ADAPTER,
-    });
+    throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
   }
 
-  protected async readTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
     const [row] = await this.#rows(this.#q.readTraceByMessage, [encodeText(messageId)]);
     return row ? toTurnTrace(row, this.#tables.traces) : null;
   }
 
-  protected async listTurnTraces(
+  protected async _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
@@ -229,14 +214,14 @@ export class PostgresMessageStore extends MessageStore {
     return rows.map((r) => toTurnTrace(r, this.#tables.traces));
   }
 
-  protected async aggregateUsage(query: UsageQuery): Promise<UsageBucket[]> {
+  protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
     const bucketMs = query.bucket === "hour" ? HOUR_MS : DAY_MS;
     const { text, values } = this.#q.usage({ ...query, bucketMs });
     const rows = await this.#rows(text, values);
     return finalizeUsage(rows.map(toUsageSums));
   }
 
-  protected async removeUserData(userId: string): Promise<DeletedCounts> {
+  protected async _deleteUserData(userId: string): Promise<DeletedCounts> {
     const [row] = await this.#rows(this.#q.deleteUserData, [encodeText(userId)]);
     return {
       conversations: Number(row?.deleted_conversations ?? 0),
@@ -245,17 +230,23 @@ export class PostgresMessageStore extends MessageStore {
     };
   }
 
-  protected override async searchByEmbedding(query: SearchQuery): Promise<SearchHit[]> {
+  protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
     const { text, values } = this.#q.search(query);
     const rows = await this.#rows(text, values);
-    return rows.map((r) => {
-      const message = toMessage(r, this.#tables.messages);
-      const score = r.score ?? cosineSimilarity(query.embedding, message.embedding ?? []);
-      return { message, score: score as number };
+    return rows.map(({ score, ...row }) => {
+      const message = toMessage(row, this.#tables.messages);
+      // Rows PostgreSQL could not score (see `search` in queries.ts) are scored here.
+      const scored = score ?? cosineSimilarity(query.embedding, message.embedding ?? []);
+      return { message, score: scored as number };
     });
   }
 
-  protected async closeStore(): Promise<void> {
+  protected async _close(): Promise<void> {
     if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /** `pg`'s errors as core's: see `toStoreError`. */
+  protected override mapError(error: unknown): MessageStoreError {
+    return toStoreError(error);
   }
 }

@@ -1,9 +1,5 @@
-import {
-  CorruptDataError,
-  IntegrityError,
-  summarizeTraces,
-  type TurnTrace,
-} from "@message-store/core";
+import { CorruptDataError, IntegrityError, type TurnTrace } from "@message-store/core";
+import { summarizeTraces } from "@message-store/core/adapter";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
 import { conversation, message, openStore, trace, useDatabase, withClient } from "./helpers.js";

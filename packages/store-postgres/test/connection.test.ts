@@ -4,7 +4,7 @@ import { ConfigurationError, ConnectionError, MessageStore } from "@message-stor
 import { findFreePort } from "@message-store/test-servers";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresMessageStore } from "../src/index.js";
+import { PostgresConfigSchema, PostgresMessageStore } from "../src/index.js";
 import { conversation, openStore, useDatabase } from "./helpers.js";
 
 const db = useDatabase("ms_pg_connection");
@@ -84,20 +84,21 @@ describe("unreachable server, bad DSN", () => {
     async (_, dsn) => {
       const { error } = await failure({ dsn });
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect((error as Error).message).toMatch(/^\[message-store\] \[postgres\] dsn /);
+      expect((error as Error).message).toMatch(
+        /^\[message-store\] \[postgres\] invalid postgres config: dsn: /,
+      );
       expect(everything(error)).not.toContain(SECRET);
     },
   );
 
-  it("the factory reports the same ConnectionError", async () => {
+  it("the factory (the adapter registered on import) reports the same ConnectionError", async () => {
     const port = await findFreePort();
     const error = await MessageStore.initialize({
       storage: "postgres",
       dsn: `postgres://u:${SECRET}@127.0.0.1:${port}/db`,
     }).catch((e: unknown) => e);
-    // Through core's dynamic import when the package resolves from core, else a
-    // ConfigurationError naming the package: either way no password.
-    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(/^\[message-store\] \[postgres\] /);
     expect(everything(error)).not.toContain(SECRET);
   });
 });
@@ -123,21 +124,51 @@ describe("configuration", () => {
     expect(store.pool.ended).toBe(true);
   });
 
-  it("rejects invalid configs before any I/O", async () => {
-    for (const config of [
-      { dsn: db.url(), pool_min: 5, pool_max: 2 },
-      { dsn: db.url(), schema: 'bad"name' },
-      { dsn: db.url(), pool: new pg.Pool() },
-      { dsn: db.url(), unknown: 1 },
-      {},
-    ]) {
+  it("rejects invalid configs before any I/O, naming every problem", async () => {
+    const pool = new pg.Pool({ connectionString: db.url() });
+    for (const [config, problem] of [
+      [{ dsn: db.url(), pool_min: 5, pool_max: 2 }, "pool_min must not exceed pool_max"],
+      [{ dsn: db.url(), schema: 'bad"name' }, "schema: schema must be a plain SQL identifier"],
+      [{ dsn: db.url(), pool }, "give exactly one of dsn or pool"],
+      [{ dsn: db.url(), unknown: 1 }, 'Unrecognized key: "unknown"'],
+      [{}, "give exactly one of dsn or pool"],
+      [{ pool: { query: 1 } }, "pool: pool must be a pg.Pool"],
+      [{ dsn: db.url(), pool_max: 0 }, "pool_max: "],
+      [{ pool, statement_timeout_ms: 10 }, "statement_timeout_ms and query_timeout_ms apply to"],
+      [{ pool, query_timeout_ms: 10 }, "statement_timeout_ms and query_timeout_ms apply to"],
+    ] as const) {
       const { error } = await failure(config);
       expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toContain(
+        "[message-store] [postgres] invalid postgres config",
+      );
+      expect((error as Error).message).toContain(problem);
     }
-    const pool = new pg.Pool({ connectionString: db.url() });
-    const { error } = await failure({ pool, statement_timeout_ms: 10 });
-    expect(error).toBeInstanceOf(ConfigurationError);
+    const other = await failure({ storage: "mongodb", dsn: db.url() });
+    expect(other.error).toBeInstanceOf(ConfigurationError);
     await pool.end();
+  });
+
+  it("fills the documented defaults", () => {
+    const resolved = PostgresConfigSchema.parse({ dsn: "postgres://h/db" });
+    expect(resolved).toEqual({
+      dsn: "postgres://h/db",
+      pool_min: 2,
+      pool_max: 10,
+      connect_timeout_ms: 10_000,
+    });
+    expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);
+    expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);
+  });
+
+  it("gives the store's own pool a query_timeout of statement_timeout_ms + 5 s, else 60 s, unless set", async () => {
+    const timeouts: unknown[] = [];
+    for (const extra of [{}, { statement_timeout_ms: 1_000 }, { query_timeout_ms: 2_500 }]) {
+      const store = await openStore(db.url(), extra);
+      timeouts.push((store.pool.options as pg.PoolConfig).query_timeout);
+      await store.close();
+    }
+    expect(timeouts).toEqual([60_000, 6_000, 2_500]);
   });
 
   it("leaves a caller-owned pool open and untouched on close", async () => {

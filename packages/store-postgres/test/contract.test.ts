@@ -3,11 +3,11 @@ import {
   IntegrityError,
   MessageStore,
   NotFoundError,
-  registerStorage,
   StoreClosedError,
 } from "@message-store/core";
+import { registerStorage } from "@message-store/core/adapter";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMessageStore, type PostgresMessageStore } from "../src/index.js";
+import { PostgresMessageStore, type PostgresStoreConfig } from "../src/index.js";
 import { conversation, message, openStore, trace, useDatabase, withClient } from "./helpers.js";
 
 const db = useDatabase("ms_pg_contract");
@@ -221,14 +221,17 @@ describe("messages", () => {
 
 describe("lifecycle", () => {
   it("is opened by the core factory and rejects calls after close", async () => {
-    registerStorage("postgres-under-test", (config) =>
-      createMessageStore({ ...config, storage: "postgres" }),
-    );
-    const opened = await MessageStore.initialize({
-      storage: "postgres-under-test",
-      dsn: db.url(),
-      pool_max: 3,
+    // Importing the package registered "postgres"; a second name shows open() gets the config.
+    registerStorage({
+      name: "postgres-under-test",
+      open: ({ storage: _, ...config }) => PostgresMessageStore.open(config as PostgresStoreConfig),
     });
+    const config = { storage: "postgres-under-test", dsn: db.url(), pool_max: 3 };
+    const opened = await MessageStore.initialize(config as never);
+    expect(opened).toBeInstanceOf(PostgresMessageStore);
+    const registered = await MessageStore.initialize({ storage: "postgres", dsn: db.url() });
+    expect(registered).toBeInstanceOf(PostgresMessageStore);
+    await registered.close();
     await opened.storeConversation(conversation("factory"));
     await opened.close();
     await opened.close();

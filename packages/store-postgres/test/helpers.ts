@@ -1,8 +1,8 @@
-import type { ConversationInput, PostgresStoreConfig, TurnTraceInput } from "@message-store/core";
+import type { ConversationInput, TurnTraceInput } from "@message-store/core";
 import { createTestDatabase, dropTestDatabase, traceInput } from "@message-store/test-servers";
 import pg from "pg";
-import { afterAll, beforeAll, inject } from "vitest";
-import { PostgresMessageStore } from "../src/index.js";
+import { afterAll, afterEach, beforeAll, inject } from "vitest";
+import { PostgresMessageStore, type PostgresStoreConfig } from "../src/index.js";
 
 /** A fresh database for the calling test file, dropped after it. */
 export function useDatabase(prefix: string): { url: () => string } {
@@ -16,12 +16,25 @@ export function useDatabase(prefix: string): { url: () => string } {
   return { url: () => url };
 }
 
+/** A maker of fresh databases for the calling test file; each is dropped after its test. */
+export function freshDatabases(prefix: string): () => Promise<string> {
+  const created: string[] = [];
+  afterEach(async () => {
+    await Promise.all(created.splice(0).map(dropTestDatabase));
+  });
+  return async () => {
+    const url = await createTestDatabase(inject("postgresUrl"), prefix);
+    created.push(url);
+    return url;
+  };
+}
+
 /** Opens a store on `url`, owning its pool. */
 export function openStore(
   url: string,
   extra: Partial<PostgresStoreConfig> = {},
 ): Promise<PostgresMessageStore> {
-  return PostgresMessageStore.open({ storage: "postgres", dsn: url, pool_min: 0, ...extra });
+  return PostgresMessageStore.open({ dsn: url, pool_min: 0, ...extra });
 }
 
 /** Runs `fn` with a plain client on `url`. */

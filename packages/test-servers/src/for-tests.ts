@@ -1,10 +1,8 @@
 import { type PostgresServer, startEmbeddedPostgres } from "./embedded-postgres.js";
+import { MONGODB_URL_ENV, POSTGRES_URL_ENV } from "./env-names.js";
 import { type JongodbTopology, type MongoServer, startJongodb } from "./jongodb.js";
 
-/** Environment variable: use this PostgreSQL server instead of starting an embedded one. */
-export const POSTGRES_URL_ENV = "MESSAGE_STORE_POSTGRES_URL";
-/** Environment variable: use this MongoDB server instead of starting jongodb. */
-export const MONGODB_URL_ENV = "MESSAGE_STORE_MONGODB_URL";
+export { MONGODB_URL_ENV, POSTGRES_URL_ENV };
 
 /**
  * PostgreSQL for a test run. Honours `MESSAGE_STORE_POSTGRES_URL` (then `server` is null and

@@ -22,5 +22,6 @@ export {
   type MongoServer,
   startJongodb,
 } from "./jongodb.js";
+export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
 export { createTestDatabase, dropTestDatabase } from "./test-databases.js";

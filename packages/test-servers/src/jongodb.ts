@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { MONGODB_URL_ENV } from "./env-names.js";
 import { ManagedProcess } from "./managed-process.js";
+import { assertBuiltInServer } from "./platform.js";
 
 /** A running (or stopped) in-memory MongoDB wire-protocol server (jongodb). */
 export interface MongoServer {
@@ -23,6 +25,7 @@ const READY_DEADLINE_MS = 30_000;
 
 /** Absolute path of the jongodb native launcher shipped in `@jongodb/memory-server-bin-linux-x64-gnu`. */
 export function jongodbBinaryPath(): string {
+  assertBuiltInServer("MongoDB", MONGODB_URL_ENV);
   const pkgJson = createRequire(import.meta.url).resolve(`${PKG}/package.json`);
   const meta = JSON.parse(readFileSync(pkgJson, "utf8")) as { jongodb?: { binary?: string } };
   return join(dirname(pkgJson), meta.jongodb?.binary ?? "bin/jongodb");

@@ -4,11 +4,11 @@ import {
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
-  MAX_JSON_DEPTH,
 } from "../../src/adapter.js";
 import {
   ConversationInputSchema,
   ConversationSchema,
+  MAX_JSON_DEPTH,
   MessageSchema,
   TurnTraceSchema,
 } from "../../src/index.js";

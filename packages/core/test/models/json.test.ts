@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findJsonProblem, MAX_JSON_DEPTH } from "../../src/adapter.js";
-import { JsonObjectSchema, JsonSchema } from "../../src/index.js";
+import { findJsonProblem } from "../../src/adapter.js";
+import { JsonObjectSchema, JsonSchema, MAX_JSON_DEPTH } from "../../src/index.js";
 import { assertFreshBuild, DIST_ENTRY, runNode } from "../support/run-node.js";
 
 class Point {

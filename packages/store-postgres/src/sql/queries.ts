@@ -1,6 +1,9 @@
-import type { ConversationKey, MessageKey, TraceKey, TurnTraceFilter } from "@message-store/core";
-import { encodeText, toJsonParam } from "./nul-codec.js";
-import { quoteIdent } from "./schema.js";
+import type { TurnTraceFilter } from "@message-store/core";
+import type { ConversationKey, MessageKey, TraceKey } from "@message-store/core/adapter";
+import { encodeText, toJsonParam } from "../nul-codec.js";
+import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
+import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { quoteIdent } from "./quote.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
@@ -14,17 +17,10 @@ export interface Statement {
   values: unknown[];
 }
 
-const CONVERSATION_COLUMNS =
-  "id, user_id, agent_id, title, created_at, updated_at, tags, metadata, last_activity_at";
-
-const MESSAGE_COLUMNS = `id, conversation_id, user_id, role, original_content, enhanced_message,
-  explicit_context, episode_id, is_flagged, is_continuation, invoked_flows, invoked_tools,
-  reasoning_steps, entities, intent, sentiment, sentiment_score, "timestamp", tool_calls,
-  tool_call_id, tool_name, metadata, embedding, seq`;
-
-const TRACE_COLUMNS = `id, message_id, conversation_id, agent_id, user_id, "timestamp", total_tokens,
-  total_latency_ms, llm_calls, task_emissions, tool_traces, slot_events, flow_events, errors,
-  reasoning_steps, metadata`;
+// Rows come back keyed by the models' field names (see `selectList`).
+const CONVERSATION_COLUMNS = selectList(CONVERSATION_READ);
+const MESSAGE_COLUMNS = selectList(MESSAGE);
+const TRACE_COLUMNS = selectList(TURN_TRACE);
 
 /** Collects parameters and hands out their `$n` placeholders. */
 class Params {
@@ -44,12 +40,12 @@ export function createQueries(schema: string) {
 
   return {
     /** Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`. */
-    upsertConversation: `INSERT INTO ${conversations}
-  (id, user_id, agent_id, title, created_at, updated_at, tags, metadata)
-VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb)
-ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
-  title = EXCLUDED.title, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-  tags = EXCLUDED.tags, metadata = EXCLUDED.metadata
+    upsertConversation: `INSERT INTO ${conversations} (
+  ${columnList(CONVERSATION_WRITE)})
+VALUES (
+  ${placeholders(CONVERSATION_WRITE)})
+ON CONFLICT (id) DO UPDATE SET
+  ${setList(CONVERSATION_WRITE)}
 RETURNING ${CONVERSATION_COLUMNS}`,
 
     readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations} WHERE id = $1`,
@@ -87,10 +83,10 @@ ORDER BY id LIMIT ${p.add(take)}`,
     /** Cascades to messages and traces through the foreign keys. */
     deleteConversation: `DELETE FROM ${conversations} WHERE id = $1`,
 
-    /** The whole batch as one JSONB parameter; see `ms_put_messages` in schema.ts. */
+    /** The whole batch as one JSONB parameter; see `ms_put_messages` in functions.ts. */
     putMessages: `SELECT ${s}.ms_put_messages($1::jsonb)`,
 
-    /** One message as a JSONB object; see `ms_put_message` in schema.ts. */
+    /** One message as a JSONB object; see `ms_put_message` in functions.ts. */
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb)`,
 
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE id = $1`,
@@ -104,15 +100,15 @@ ORDER BY id LIMIT ${p.add(take)}`,
       if (after)
         where += ` AND ("timestamp", seq) > (${p.add(after.timestamp)}, ${p.add(after.sequence)})`;
       return {
-        text: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE ${where}
+        text: `SELECT ${MESSAGE_COLUMNS}, seq FROM ${messages} WHERE ${where}
 ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
         values: p.values,
       };
     },
 
     /** The flip query: newest n non-flagged rows backwards through `idx_msg_conv`, re-sorted. */
-    immediateContext: `SELECT * FROM (
-  SELECT ${MESSAGE_COLUMNS} FROM ${messages}
+    immediateContext: `SELECT ${fieldNames(MESSAGE)} FROM (
+  SELECT ${MESSAGE_COLUMNS}, seq FROM ${messages}
    WHERE conversation_id = $1 AND NOT is_flagged
    ORDER BY "timestamp" DESC, seq DESC LIMIT $2
 ) newest ORDER BY "timestamp", seq`,
@@ -120,11 +116,10 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
     /**
      * Writes the trace only if its message exists in its conversation; reports what it found, so
      * a refusal costs no second query. Unique `message_id` still raises 23505. See
-     * `ms_put_turn_trace` in schema.ts.
+     * `ms_put_turn_trace` in functions.ts.
      */
-    upsertTrace: `SELECT message_conversation_id, written FROM ${s}.ms_put_turn_trace($1, $2, $3,
-  $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb,
-  $15::jsonb, $16::jsonb)`,
+    upsertTrace: `SELECT message_conversation_id, written FROM ${s}.ms_put_turn_trace(
+  ${placeholders(TURN_TRACE)})`,
 
     readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces} WHERE message_id = $1`,
 
@@ -183,7 +178,7 @@ ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
       };
     },
 
-    /** Exact counts of what is removed; see `ms_delete_user_data` in schema.ts. */
+    /** Exact counts of what is removed; see `ms_delete_user_data` in functions.ts. */
     deleteUserData: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
   FROM ${s}.ms_delete_user_data($1)`,
 

@@ -1,0 +1,57 @@
+import type { MongoClient } from "mongodb";
+import { z } from "zod";
+
+/** The adapter name: the `storage` value that selects it and the prefix of its errors. */
+export const ADAPTER = "mongodb";
+
+/** Characters MongoDB forbids in database names (on any platform). */
+const INVALID_DB_NAME = /[/\\. "$*<>:|?\u0000]/;
+
+/** The schemes the driver accepts; checked here so a typo is named with every other problem. */
+const URI_SCHEME = /^mongodb(\+srv)?:\/\//i;
+
+const isClient = (v: unknown): v is MongoClient =>
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as MongoClient).db === "function" &&
+  typeof (v as MongoClient).close === "function";
+
+/**
+ * The MongoDB adapter's configuration (the keys beside `storage`): `{ uri, db,
+ * server_selection_timeout_ms? }` or `{ client, db }`. Strict: a misspelt key is an error. No
+ * message repeats the URI, which may hold a password.
+ */
+export const MongoConfigSchema = z
+  .strictObject({
+    /** Connection string (`mongodb://…` or `mongodb+srv://…`); the store creates and owns the client. */
+    uri: z
+      .string()
+      .min(1)
+      .regex(URI_SCHEME, "uri must start with mongodb:// or mongodb+srv://")
+      .optional(),
+    /** A `MongoClient` the caller owns; the store uses it as it is and leaves it open on `close()`. */
+    client: z.custom<MongoClient>(isClient, "client must be a MongoClient").optional(),
+    /** The database holding the collections. */
+    db: z
+      .string()
+      .min(1)
+      .max(63)
+      .refine(
+        (name) => !INVALID_DB_NAME.test(name),
+        'db name may not contain / \\ . " $ * < > : | ? space or NUL',
+      ),
+    /**
+     * With `uri`: how long to wait for a server, in ms (the client's `serverSelectionTimeoutMS`
+     * and `connectTimeoutMS`; default 10000). A caller's `client` keeps its own timeouts.
+     */
+    server_selection_timeout_ms: z.number().int().min(1).default(10_000),
+  })
+  .refine(
+    (c) => (c.uri === undefined) !== (c.client === undefined),
+    "give exactly one of uri or client",
+  );
+
+/** What `MongoMessageStore.open` and `MessageStore.initialize({ storage: "mongodb", … })` accept. */
+export type MongoStoreConfig = z.input<typeof MongoConfigSchema>;
+/** The configuration with every default filled. */
+export type ResolvedMongoConfig = z.output<typeof MongoConfigSchema>;

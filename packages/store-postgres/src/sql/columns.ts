@@ -1,0 +1,176 @@
+import type { Conversation, Message, TurnTrace } from "@message-store/core";
+import {
+  CONVERSATION_FIELDS,
+  CONVERSATION_READ_FIELDS,
+  MESSAGE_FIELDS,
+  type ModelFields,
+  TURN_TRACE_FIELDS,
+} from "@message-store/core/adapter";
+import {
+  decodeNullable,
+  decodeText,
+  encodeNullable,
+  encodeText,
+  toJsonParam,
+} from "../nul-codec.js";
+
+/**
+ * How each model field is stored: one column table per model, the single place that names
+ * columns and their types. The SELECT lists, the row mapping in both directions, the write
+ * statements and the SQL functions' column lists are derived from these tables (see
+ * `column-lists.ts`, `row-mapping.ts`, `functions.ts`); a field core adds to a model and this
+ * file lacks is a compile error (`satisfies Record<keyof Model, Column>`). The tables' DDL is
+ * frozen migration text (`migrations.ts`); a test checks that it matches these tables.
+ */
+
+/** A column's SQL type and how values cross the driver boundary. */
+export interface Codec {
+  /** The SQL type, as written in DDL and in `jsonb_to_recordset` definitions. */
+  readonly type:
+    | "text"
+    | "bigint"
+    | "double precision"
+    | "boolean"
+    | "jsonb"
+    | "double precision[]";
+  /** `"C"` for ids: they compare by code point, as core's `compareIds` does. */
+  readonly collation?: "C";
+  readonly nullable: boolean;
+  /** Model value → statement parameter (the NUL escape); absent: the value as is. */
+  readonly encode?: (value: never) => unknown;
+  /** Column value (after `column-types.ts`' parsers) → model value; absent: as is. */
+  readonly decode?: (value: never) => unknown;
+}
+
+/** One stored field: its column name (a plain snake_case identifier) and codec. */
+export interface Column extends Codec {
+  readonly name: string;
+}
+
+const id = {
+  type: "text",
+  collation: "C",
+  nullable: false,
+  encode: encodeText,
+  decode: decodeText,
+} as const;
+const nullableId = {
+  ...id,
+  nullable: true,
+  encode: encodeNullable,
+  decode: decodeNullable,
+} as const;
+const text = { type: "text", nullable: false, encode: encodeText, decode: decodeText } as const;
+const nullableText = {
+  ...text,
+  nullable: true,
+  encode: encodeNullable,
+  decode: decodeNullable,
+} as const;
+const bigint = { type: "bigint", nullable: false } as const;
+const nullableBigint = { type: "bigint", nullable: true } as const;
+const float8 = { type: "double precision", nullable: false } as const;
+const boolean = { type: "boolean", nullable: false } as const;
+/** Nested data; `jsonb` values come back parsed with the NUL escape undone (`column-types.ts`). */
+const jsonb = { type: "jsonb", nullable: false, encode: toJsonParam } as const;
+/** float8, not pgvector's float4 `vector`, so embeddings round-trip exactly. */
+const float8Array = { type: "double precision[]", nullable: true } as const;
+
+function column(name: string, codec: Codec): Column {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`column name ${name} is not plain`);
+  return { name, ...codec };
+}
+
+/** `conversations`: `lastActivityAt` is a generated column, read but never written. */
+export const CONVERSATION_COLUMNS = {
+  id: column("id", id),
+  userId: column("user_id", id),
+  agentId: column("agent_id", nullableId),
+  title: column("title", nullableText),
+  createdAt: column("created_at", bigint),
+  updatedAt: column("updated_at", bigint),
+  tags: column("tags", jsonb),
+  metadata: column("metadata", jsonb),
+  lastActivityAt: column("last_activity_at", bigint),
+} satisfies Record<keyof Conversation, Column>;
+
+/** `messages`. */
+export const MESSAGE_COLUMNS = {
+  id: column("id", id),
+  conversationId: column("conversation_id", id),
+  userId: column("user_id", id),
+  role: column("role", text),
+  originalContent: column("original_content", text),
+  enhancedMessage: column("enhanced_message", nullableText),
+  explicitContext: column("explicit_context", nullableText),
+  episodeId: column("episode_id", nullableId),
+  isFlagged: column("is_flagged", boolean),
+  isContinuation: column("is_continuation", boolean),
+  invokedFlows: column("invoked_flows", jsonb),
+  invokedTools: column("invoked_tools", jsonb),
+  reasoningSteps: column("reasoning_steps", jsonb),
+  entities: column("entities", jsonb),
+  intent: column("intent", nullableText),
+  sentiment: column("sentiment", nullableText),
+  sentimentScore: column("sentiment_score", float8),
+  timestamp: column("timestamp", bigint),
+  toolCalls: column("tool_calls", jsonb),
+  toolCallId: column("tool_call_id", nullableId),
+  toolName: column("tool_name", nullableText),
+  metadata: column("metadata", jsonb),
+  embedding: column("embedding", float8Array),
+} satisfies Record<keyof Message, Column>;
+
+/** `turn_traces`. */
+export const TURN_TRACE_COLUMNS = {
+  id: column("id", id),
+  messageId: column("message_id", id),
+  conversationId: column("conversation_id", id),
+  agentId: column("agent_id", id),
+  userId: column("user_id", nullableId),
+  timestamp: column("timestamp", bigint),
+  totalTokens: column("total_tokens", bigint),
+  totalLatencyMs: column("total_latency_ms", float8),
+  llmCalls: column("llm_calls", jsonb),
+  taskEmissions: column("task_emissions", jsonb),
+  toolTraces: column("tool_traces", jsonb),
+  slotEvents: column("slot_events", jsonb),
+  flowEvents: column("flow_events", jsonb),
+  errors: column("errors", jsonb),
+  reasoningSteps: column("reasoning_steps", jsonb),
+  metadata: column("metadata", jsonb),
+} satisfies Record<keyof TurnTrace, Column>;
+
+/** Columns the store keeps beside the model's, by table. */
+export const STORE_COLUMNS = {
+  conversations: [column("last_message_at", nullableBigint)],
+  messages: [column("seq", bigint)],
+  turn_traces: [],
+} as const satisfies Record<string, readonly Column[]>;
+
+/** A model field with its column. */
+export interface StoredField {
+  /** The model's key: also the key of the field in the JSON a batch travels as. */
+  readonly key: string;
+  readonly column: Column;
+}
+
+/** The stored fields of `fields` (core's table, whose key order is the model's) in that order. */
+function inModelOrder(
+  fields: ModelFields,
+  columns: Record<string, Column>,
+): readonly StoredField[] {
+  return Object.keys(fields).map((key) => {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(key)) throw new Error(`field name ${key} is not plain`);
+    return { key, column: columns[key]! };
+  });
+}
+
+/** What `storeConversation` writes (every field but the generated `lastActivityAt`). */
+export const CONVERSATION_WRITE = inModelOrder(CONVERSATION_FIELDS, CONVERSATION_COLUMNS);
+/** What a conversation read returns. */
+export const CONVERSATION_READ = inModelOrder(CONVERSATION_READ_FIELDS, CONVERSATION_COLUMNS);
+/** A message, read and written. */
+export const MESSAGE = inModelOrder(MESSAGE_FIELDS, MESSAGE_COLUMNS);
+/** A turn trace, read and written. */
+export const TURN_TRACE = inModelOrder(TURN_TRACE_FIELDS, TURN_TRACE_COLUMNS);

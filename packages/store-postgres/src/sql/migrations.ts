@@ -1,0 +1,146 @@
+import { quoteIdent, quoteLiteral } from "./quote.js";
+
+/**
+ * The versioned DDL: tables, sequence and indexes, and the SQL the migration runner (`migrate.ts`)
+ * sends. A step's text is frozen once released: later versions append steps and never edit one.
+ * The columns here must match `columns.ts` (a test compares them with the catalog); the SQL
+ * functions are not steps, since their text is derived (see `functions.ts`).
+ */
+
+/** Name of the table that records which migrations ran. */
+export const MIGRATIONS_TABLE = "message_store_migrations";
+
+/** One numbered, idempotent schema step. */
+export interface Migration {
+  version: number;
+  name: string;
+  /** The step's DDL for a schema (quoted identifier); several statements, no parameters. */
+  sql(schema: string): string;
+}
+
+/** The steps, in order. Version 1 is the schema as first released. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "conversations, messages, turn_traces",
+    sql: (s) => `
+CREATE TABLE IF NOT EXISTS ${s}.conversations (
+  id text COLLATE "C" PRIMARY KEY,
+  user_id text COLLATE "C" NOT NULL,
+  agent_id text COLLATE "C",
+  title text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  tags jsonb NOT NULL DEFAULT '[]',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  -- The newest message timestamp ever stored here; only moves forward.
+  last_message_at bigint,
+  last_activity_at bigint NOT NULL
+    GENERATED ALWAYS AS (GREATEST(updated_at, COALESCE(last_message_at, updated_at))) STORED
+);
+CREATE INDEX IF NOT EXISTS idx_conv_user_activity
+  ON ${s}.conversations (user_id, last_activity_at DESC, id);
+
+CREATE SEQUENCE IF NOT EXISTS ${s}.messages_seq AS bigint;
+CREATE TABLE IF NOT EXISTS ${s}.messages (
+  id text COLLATE "C" PRIMARY KEY,
+  conversation_id text COLLATE "C" NOT NULL
+    CONSTRAINT messages_conversation_id_fkey REFERENCES ${s}.conversations (id) ON DELETE CASCADE,
+  user_id text COLLATE "C" NOT NULL,
+  role text NOT NULL,
+  original_content text NOT NULL,
+  enhanced_message text,
+  explicit_context text,
+  episode_id text COLLATE "C",
+  is_flagged boolean NOT NULL DEFAULT false,
+  is_continuation boolean NOT NULL DEFAULT false,
+  invoked_flows jsonb NOT NULL DEFAULT '[]',
+  invoked_tools jsonb NOT NULL DEFAULT '[]',
+  reasoning_steps jsonb NOT NULL DEFAULT '[]',
+  entities jsonb NOT NULL DEFAULT '[]',
+  intent text,
+  sentiment text,
+  sentiment_score double precision NOT NULL DEFAULT 0,
+  "timestamp" bigint NOT NULL,
+  tool_calls jsonb NOT NULL DEFAULT '[]',
+  tool_call_id text COLLATE "C",
+  tool_name text,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  embedding double precision[],
+  -- Receipt order: drawn in batch array order, kept by an upsert.
+  seq bigint NOT NULL DEFAULT nextval(${quoteLiteral(`${s}.messages_seq`)})
+);
+ALTER SEQUENCE ${s}.messages_seq OWNED BY ${s}.messages.seq;
+CREATE INDEX IF NOT EXISTS idx_msg_conv ON ${s}.messages (conversation_id, "timestamp", seq);
+CREATE INDEX IF NOT EXISTS idx_msg_flagged ON ${s}.messages ("timestamp" DESC) WHERE is_flagged;
+
+CREATE TABLE IF NOT EXISTS ${s}.turn_traces (
+  id text COLLATE "C" PRIMARY KEY,
+  message_id text COLLATE "C" NOT NULL
+    CONSTRAINT turn_traces_message_id_key UNIQUE
+    CONSTRAINT turn_traces_message_id_fkey REFERENCES ${s}.messages (id) ON DELETE CASCADE,
+  conversation_id text COLLATE "C" NOT NULL,
+  agent_id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C",
+  "timestamp" bigint NOT NULL,
+  total_tokens bigint NOT NULL,
+  total_latency_ms double precision NOT NULL,
+  llm_calls jsonb NOT NULL DEFAULT '[]',
+  task_emissions jsonb NOT NULL DEFAULT '[]',
+  tool_traces jsonb NOT NULL DEFAULT '[]',
+  slot_events jsonb NOT NULL DEFAULT '[]',
+  flow_events jsonb NOT NULL DEFAULT '[]',
+  errors jsonb NOT NULL DEFAULT '[]',
+  reasoning_steps jsonb NOT NULL DEFAULT '[]',
+  metadata jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS idx_tt_agent_time
+  ON ${s}.turn_traces (agent_id, "timestamp" DESC, id DESC);
+CREATE INDEX IF NOT EXISTS idx_tt_time ON ${s}.turn_traces ("timestamp" DESC, id DESC);
+CREATE INDEX IF NOT EXISTS idx_tt_conv
+  ON ${s}.turn_traces (conversation_id, "timestamp" DESC, id DESC);
+CREATE INDEX IF NOT EXISTS idx_tt_tool_gin ON ${s}.turn_traces USING gin (tool_traces jsonb_path_ops);
+CREATE INDEX IF NOT EXISTS idx_tt_llm_gin ON ${s}.turn_traces USING gin (llm_calls jsonb_path_ops);
+CREATE INDEX IF NOT EXISTS idx_tt_errors_gin ON ${s}.turn_traces USING gin (errors jsonb_path_ops);
+`,
+  },
+];
+
+/** The schema version this package writes and reads. */
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** SQL the migration runner sends, for one schema. */
+export function migrationSql(schema: string) {
+  const s = quoteIdent(schema);
+  const table = `${s}.${MIGRATIONS_TABLE}`;
+  return {
+    /** Server facts checked before anything else, plus whether the migrations table exists. */
+    probe: {
+      text: `SELECT current_setting('server_version_num')::int AS server_version,
+       current_setting('extra_float_digits')::int AS extra_float_digits,
+       to_regclass($1) IS NOT NULL AS has_migrations`,
+      values: [table],
+    },
+    /** Applied versions, and the checksum of the functions installed (on the newest row). */
+    state: `SELECT version, functions_checksum FROM ${table} ORDER BY version`,
+    /** Serialises migrations of this schema across processes until the transaction ends. */
+    lock: {
+      text: "SELECT pg_advisory_xact_lock(hashtext($1))",
+      values: [`@message-store/postgres:migrate:${schema}`],
+    },
+    createBase: `CREATE SCHEMA IF NOT EXISTS ${s};
+CREATE TABLE IF NOT EXISTS ${table} (
+  version integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now(),
+  functions_checksum text
+);`,
+    record: `INSERT INTO ${table} (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`,
+    recordFunctions: `UPDATE ${table} SET functions_checksum = $1
+ WHERE version = (SELECT max(version) FROM ${table})`,
+    step: (m: Migration) => m.sql(s),
+    begin: "BEGIN",
+    commit: "COMMIT",
+    rollback: "ROLLBACK",
+  };
+}

@@ -1,0 +1,4 @@
+/** Environment variable: use this PostgreSQL server instead of starting an embedded one. */
+export const POSTGRES_URL_ENV = "MESSAGE_STORE_POSTGRES_URL";
+/** Environment variable: use this MongoDB server instead of starting jongodb. */
+export const MONGODB_URL_ENV = "MESSAGE_STORE_MONGODB_URL";
