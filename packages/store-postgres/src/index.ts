@@ -13,16 +13,9 @@ export {
   type PostgresStoreConfig,
   type ResolvedPostgresConfig,
 } from "./config.js";
-export { isConnectionFailure, toStoreError } from "./errors.js";
 export { migrate } from "./migrate.js";
-export {
-  decodeJson,
-  decodeText,
-  encodeJson,
-  encodeText,
-} from "./nul-codec.js";
 export { PostgresMessageStore, type PostgresStoreOptions } from "./postgres-message-store.js";
-export { LATEST_VERSION, MIGRATIONS, MIGRATIONS_TABLE, type Migration } from "./sql/migrations.js";
+export { LATEST_VERSION } from "./sql/migrations.js";
 
 registerStorage({
   name: ADAPTER,

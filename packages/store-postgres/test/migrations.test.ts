@@ -2,9 +2,10 @@ import { ConfigurationError, StorageError } from "@message-store/core";
 import { dropTestDatabase } from "@message-store/test-servers";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { LATEST_VERSION, MIGRATIONS, migrate } from "../src/index.js";
+import { LATEST_VERSION, migrate } from "../src/index.js";
 import { applySchema, packagePlan, type SchemaPlan } from "../src/migrate.js";
 import { functionsChecksum, functionsSql } from "../src/sql/functions.js";
+import { MIGRATIONS } from "../src/sql/migrations.js";
 import { conversation, freshDatabases, message, openStore, trace, withClient } from "./helpers.js";
 
 const freshDatabase = freshDatabases("ms_pg_migrations");

@@ -1,13 +1,14 @@
 import { compareIds } from "@message-store/core/adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresMessageStore } from "../src/index.js";
 import {
   decodeJson,
   decodeText,
   encodeJson,
   encodeText,
-  type PostgresMessageStore,
-} from "../src/index.js";
-import { parseJsonColumn, toJsonParam } from "../src/nul-codec.js";
+  parseJsonColumn,
+  toJsonParam,
+} from "../src/nul-codec.js";
 import { conversation, message, openStore, trace, useDatabase, withClient } from "./helpers.js";
 
 const ALPHABET = ["\u0000", "\u0001", "\u0002", "a", "\u007f", "\uE000", "\uFFFF", "\u{1F600}"];

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { MIGRATIONS } from "../src/index.js";
 import {
   CONVERSATION_COLUMNS,
   type Column,
@@ -7,6 +6,7 @@ import {
   STORE_COLUMNS,
   TURN_TRACE_COLUMNS,
 } from "../src/sql/columns.js";
+import { MIGRATIONS } from "../src/sql/migrations.js";
 import { conversation, freshDatabases, openStore, withClient } from "./helpers.js";
 
 const freshDatabase = freshDatabases("ms_pg_schema");
