@@ -24,6 +24,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
+    isolate: false,
     hookTimeout: 120_000,
     projects: [
       {
