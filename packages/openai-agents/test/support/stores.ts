@@ -4,6 +4,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { MessageStore } from "@message-store/core";
+import "@message-store/json";
+import "@message-store/postgres";
 import { createTestDatabase, dropTestDatabase } from "@message-store/test-servers";
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from "vitest";
 
