@@ -19,6 +19,9 @@ export const PUBLISHED = [
   "packages/store-postgres",
   "packages/store-mongo",
   "packages/cli",
+  "packages/ai-sdk",
+  "packages/langchain",
+  "packages/openai-agents",
   "tests-conformance",
 ];
 

@@ -1,0 +1,11 @@
+/** The AI SDK major the running test project resolves `ai` to (see vitest.config.ts). */
+export const AI_MAJOR = Number(process.env.AI_MAJOR ?? "7");
+
+/** The response messages of all steps: `responseMessages` on ai 7, `response.messages` before. */
+export async function responseMessagesOf(result: object): Promise<never[]> {
+  const r = result as {
+    responseMessages?: PromiseLike<never[]>;
+    response: PromiseLike<{ messages: never[] }>;
+  };
+  return AI_MAJOR >= 7 ? await r.responseMessages! : (await r.response).messages;
+}

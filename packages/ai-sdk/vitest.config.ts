@@ -1,0 +1,42 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The bridge's tests run against every AI SDK major of its peer range: ai 7 (the `ai`
+ * devDependency) on JSON and PostgreSQL, and ai 5 and 6 (the `ai-v5` / `ai-v6` aliases, swapped
+ * in for `ai` in the bridge and the tests alike) on JSON.
+ */
+const olderMajor = (major: 5 | 6) => ({
+  extends: true as const,
+  test: {
+    name: `ai@${major}`,
+    env: { AI_MAJOR: String(major) },
+    exclude: ["test/cli-show.test.ts"],
+  },
+  resolve: {
+    alias: [
+      { find: /^ai$/, replacement: `ai-v${major}` },
+      { find: /^ai\/test$/, replacement: `ai-v${major}/test` },
+    ],
+  },
+});
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    isolate: false,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "ai@7",
+          env: { AI_MAJOR: "7" },
+          globalSetup: ["test/support/global-setup.ts"],
+        },
+      },
+      olderMajor(6),
+      olderMajor(5),
+    ],
+  },
+});

@@ -1,0 +1,136 @@
+import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
+import type { BaseMessage } from "@langchain/core/messages";
+import { type Message, type MessageStoreApi, newId } from "@message-store/core";
+import { ensureConversation } from "./ensure-conversation.js";
+import { dropCutOffToolResults, fromRecords } from "./from-records.js";
+import { toRecords } from "./to-records.js";
+import { turnUsage } from "./turn-usage.js";
+
+/** Options of {@link MessageStoreChatMessageHistory}. */
+export interface MessageStoreChatMessageHistoryInput {
+  /** A store, or a `store.forUser(userId)` view. */
+  store: MessageStoreApi;
+  /** The conversation id; created on the first write if it does not exist. */
+  sessionId: string;
+  /** Owner of the conversation. A session of another user is refused with `NotFoundError`. */
+  userId: string;
+  /** The conversation's `agentId` when created, and the `agentId` of turn traces (default `"langchain"`). */
+  agentId?: string;
+  /**
+   * Load only the newest `limit` messages (flagged ones skipped), so a long session is not read
+   * whole on every turn. Tool results whose call falls outside the window are dropped. Default:
+   * the whole session.
+   */
+  limit?: number;
+}
+
+const PAGE = 1000;
+
+/**
+ * A LangChain.js chat message history on a message store: use it wherever LangChain takes a
+ * `BaseListChatMessageHistory`, e.g. `RunnableWithMessageHistory({ getMessageHistory })`.
+ *
+ * Messages are stored as ordinary messages of the conversation (see the README's mapping), so
+ * the CLI, replay and analytics read them, and they come back exactly as added. Each
+ * `addMessages` call is one all-or-nothing batch, appended after the newest stored message. When
+ * the added AIMessages carry `usage_metadata`, a turn trace (tokens, model, latency since the
+ * turn's first `getMessages`) is stored on the last of them.
+ */
+export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
+  lc_namespace = ["langchain", "stores", "message", "message_store"];
+
+  readonly store: MessageStoreApi;
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly agentId: string | undefined;
+  readonly limit: number | undefined;
+  /** When the running turn first read the history; cleared by each write. */
+  #turnStartedAt: number | null = null;
+
+  constructor(fields: MessageStoreChatMessageHistoryInput) {
+    super(fields);
+    this.store = fields.store;
+    this.sessionId = fields.sessionId;
+    this.userId = fields.userId;
+    this.agentId = fields.agentId;
+    this.limit = fields.limit;
+  }
+
+  /**
+   * The session's messages, oldest first (the newest `limit` with `limit`). Flagged messages are
+   * left out. `[]` for a session that does not exist or belongs to another user.
+   */
+  async getMessages(): Promise<BaseMessage[]> {
+    this.#turnStartedAt ??= Date.now();
+    const conversation = await this.store.getConversation(this.sessionId);
+    if (conversation === null || conversation.userId !== this.userId) return [];
+    if (this.limit !== undefined) {
+      const window = await this.store.getImmediateContext(this.sessionId, this.limit);
+      return dropCutOffToolResults(fromRecords(window));
+    }
+    const records: Message[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.store.getMessagesByConversationId(this.sessionId, {
+        limit: PAGE,
+        cursor,
+      });
+      for (const m of page.items) if (!m.isFlagged) records.push(m);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return fromRecords(records);
+  }
+
+  /** Appends one message; see {@link addMessages}. */
+  async addMessage(message: BaseMessage): Promise<void> {
+    await this.addMessages([message]);
+  }
+
+  /**
+   * Appends messages in order, all or nothing, creating the conversation if needed. Rejects with
+   * `ValidationError` for a message type a history cannot hold, `NotFoundError` when the session
+   * belongs to another user, or the store's error; then nothing is stored.
+   */
+  override async addMessages(messages: BaseMessage[]): Promise<void> {
+    const startedAt = this.#turnStartedAt;
+    this.#turnStartedAt = null;
+    if (messages.length === 0) return;
+    await ensureConversation(this.store, this.sessionId, {
+      userId: this.userId,
+      agentId: this.agentId,
+    });
+    const [newest] = await this.store.getImmediateContext(this.sessionId, 1);
+    const records = toRecords(messages, {
+      conversationId: this.sessionId,
+      userId: this.userId,
+      timestamp: Math.max(Date.now(), newest?.timestamp ?? 0),
+    });
+    const stored = await this.store.storeMessages(records);
+    const usage = turnUsage(messages, startedAt === null ? 0 : Date.now() - startedAt);
+    const ender = stored.findLast((m) => m.role === "assistant");
+    if (usage && ender) {
+      await this.store.storeTurnTrace({
+        id: newId(),
+        messageId: ender.id,
+        conversationId: this.sessionId,
+        agentId: this.agentId ?? "langchain",
+        userId: this.userId,
+        timestamp: Date.now(),
+        ...usage,
+        metadata: { source: "langchain" },
+      });
+    }
+  }
+
+  /**
+   * Deletes the session: the conversation with its messages and traces. The next write starts
+   * it anew. A session of another user is left alone.
+   */
+  override async clear(): Promise<void> {
+    this.#turnStartedAt = null;
+    const conversation = await this.store.getConversation(this.sessionId);
+    if (conversation !== null && conversation.userId === this.userId) {
+      await this.store.deleteConversation(this.sessionId);
+    }
+  }
+}
