@@ -80,7 +80,8 @@ export function createStudioApp(options: StudioAppOptions): Hono {
   app.onError((error, c) => {
     if (error instanceof HTTPException) {
       const status = error.status as ContentfulStatusCode;
-      return c.json(errorBody(status === 404 ? "NOT_FOUND" : "BAD_REQUEST", error.message), status);
+      const code = status === 404 ? "NOT_FOUND" : status === 403 ? "FORBIDDEN" : "BAD_REQUEST";
+      return c.json(errorBody(code, error.message), status);
     }
     if (isMessageStoreError(error)) {
       return c.json(

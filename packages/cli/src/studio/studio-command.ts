@@ -35,6 +35,8 @@ export async function studioCommand(
   options: StudioOptions,
   io: { stdout: NodeJS.WritableStream },
 ): Promise<void> {
+  // Listen for the stop signal before anything is printed, so a prompt Ctrl-C is not lost.
+  const stopped = options.stopped ?? untilSignal();
   const store = await openStore(config);
   try {
     const token = newToken();
@@ -79,7 +81,7 @@ export async function studioCommand(
         "Ctrl-C stops it.",
       ].join("\n"),
     );
-    await (options.stopped ?? untilSignal());
+    await stopped;
     (server as Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   } finally {

@@ -27,6 +27,10 @@ function exportFileName(id: string): string {
 export function actionRoutes({ store }: StudioDeps): Hono {
   return new Hono()
     .post("/messages/:id/flag", async (c) => {
+      // JSON only: a cross-site page cannot send it without a CORS preflight, which fails.
+      if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
+        throw new HTTPException(415, { message: "send application/json" });
+      }
       const body = (await c.req.json().catch(() => null)) as { flagged?: unknown } | null;
       if (typeof body?.flagged !== "boolean") {
         throw badRequest(`send a JSON body {"flagged": true} or {"flagged": false}`);

@@ -25,7 +25,13 @@ type WindowName = keyof typeof WINDOWS;
 function chart(
   title: string,
   buckets: UsageBucket[],
-  series: { name: string; type: "bar" | "line"; value: (b: UsageBucket) => number; stack?: string }[],
+  series: {
+    name: string;
+    type: "bar" | "line";
+    color: string;
+    value: (b: UsageBucket) => number;
+    stack?: string;
+  }[],
   format: (n: number) => string,
   range: { since: number; until: number },
 ): EChartsCoreOption {
@@ -41,6 +47,7 @@ function chart(
       name: s.name,
       type: s.type,
       stack: s.stack,
+      color: s.color,
       barMaxWidth: 18,
       showSymbol: s.type === "line",
       data: buckets.map((b) => [b.bucketStart, s.value(b)]),
@@ -100,19 +107,19 @@ export function UsagePage() {
           "Tokens",
           buckets,
           [
-            { name: "prompt", type: "bar", stack: "t", value: (b) => b.promptTokens },
-            { name: "completion", type: "bar", stack: "t", value: (b) => b.completionTokens },
+            { name: "prompt", type: "bar", color: "#3b82f6", stack: "t", value: (b) => b.promptTokens },
+            { name: "completion", type: "bar", color: "#93c5fd", stack: "t", value: (b) => b.completionTokens },
           ],
           formatCount,
           range,
         ),
-        chart("Cost", buckets, [{ name: "cost", type: "bar", value: (b) => b.costUsd }], formatCost, range),
+        chart("Cost", buckets, [{ name: "cost", type: "bar", color: "#f59e0b", value: (b) => b.costUsd }], formatCost, range),
         chart(
           "Latency per turn",
           buckets,
           [
-            { name: "avg", type: "line", value: (b) => b.avgLatencyMs },
-            { name: "max", type: "line", value: (b) => b.maxLatencyMs },
+            { name: "avg", type: "line", color: "#3b82f6", value: (b) => b.avgLatencyMs },
+            { name: "max", type: "line", color: "#a855f7", value: (b) => b.maxLatencyMs },
           ],
           formatMs,
           range,
@@ -121,8 +128,8 @@ export function UsagePage() {
           "Turns",
           buckets,
           [
-            { name: "turns", type: "bar", value: (b) => b.turns },
-            { name: "with errors", type: "bar", value: (b) => b.turnsWithErrors },
+            { name: "turns", type: "bar", color: "#64748b", value: (b) => b.turns },
+            { name: "with errors", type: "bar", color: "#ef4444", value: (b) => b.turnsWithErrors },
           ],
           formatCount,
           range,
