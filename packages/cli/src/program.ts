@@ -10,9 +10,9 @@ import { showConversationCommand } from "./commands/show.js";
 import { statsCommand } from "./commands/stats.js";
 import { tracesCommand } from "./commands/traces.js";
 import { parseTimeArg } from "./format/time.js";
-import { studioCommand } from "./studio/studio-command.js";
 import { addStoreOptions, storeFromOptions } from "./store-options.js";
 import { type Env, parseStoreSpec } from "./store-spec.js";
+import { studioCommand } from "./studio/studio-command.js";
 
 /** Streams and environment a run uses (the process's, in the binary). */
 export interface CliIo {
@@ -38,7 +38,8 @@ function batchSize(value: string): number {
 
 function portNumber(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError("expected a port, 0–65535");
+  if (!/^\d+$/.test(value) || n > 65_535)
+    throw new InvalidArgumentError("expected a port, 0–65535");
   return n;
 }
 

@@ -15,10 +15,13 @@ import { REFUND, type StudioSeed } from "../test/support/studio-seed.js";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
-  console.log(`studio browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  console.log(
+    `studio browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+  );
 }
 /** `UPDATE_SCREENSHOTS=1` writes the README's screenshots into docs/; otherwise a temp folder. */
-const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? resolve(import.meta.dirname, "../docs") : null;
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1" ? resolve(import.meta.dirname, "../docs") : null;
 
 const backends = [
   {
@@ -111,9 +114,9 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     await page.getByRole("link", { name: REFUND.title }).click();
     await page.locator(".transcript article").first().waitFor();
     const own = seed.messages.filter((m) => m.conversationId === REFUND.conversationId);
-    const ids = await page.locator(".transcript article").evaluateAll((els) =>
-      els.map((e) => e.getAttribute("data-message-id")),
-    );
+    const ids = await page
+      .locator(".transcript article")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-message-id")));
     expect(ids).toEqual(own.map((m) => m.id));
     await expect.poll(() => card(REFUND.flaggedId).getByText("⚑ flagged").count()).toBe(1);
     expect(await page.getByText("⚑ flagged").count()).toBe(1);
@@ -133,7 +136,9 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
   });
 
   it("turn: follows a conversation's turn to its waterfall of model calls and tool runs", async () => {
-    await card(REFUND.toolTurnMessageId).getByRole("link", { name: /waterfall/ }).click();
+    await card(REFUND.toolTurnMessageId)
+      .getByRole("link", { name: /waterfall/ })
+      .click();
     await page.getByRole("heading", { name: "Waterfall" }).waitFor();
     const chart = page.getByRole("img", { name: "waterfall of the turn" });
     await chart.locator("svg").waitFor();
@@ -239,7 +244,9 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     await expect
       .poll(async () =>
         (
-          await contextColumn.evaluateAll((els) => els.map((e) => e.getAttribute("data-message-id")))
+          await contextColumn.evaluateAll((els) =>
+            els.map((e) => e.getAttribute("data-message-id")),
+          )
         ).includes(REFUND.toFlagId),
       )
       .toBe(false);

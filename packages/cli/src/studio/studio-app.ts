@@ -84,10 +84,7 @@ export function createStudioApp(options: StudioAppOptions): Hono {
       return c.json(errorBody(code, error.message), status);
     }
     if (isMessageStoreError(error)) {
-      return c.json(
-        errorBody(error.code, error.message),
-        STORE_ERROR_STATUS[error.code] ?? 500,
-      );
+      return c.json(errorBody(error.code, error.message), STORE_ERROR_STATUS[error.code] ?? 500);
     }
     return c.json(errorBody("INTERNAL", (error as Error).message ?? String(error)), 500);
   });

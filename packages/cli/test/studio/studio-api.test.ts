@@ -2,6 +2,7 @@ import { request } from "node:http";
 import type { Conversation } from "@message-store/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
+  ApiError,
   ContextWindow,
   ConversationList,
   ExpensiveTurns,
@@ -13,7 +14,12 @@ import type {
   UsageView,
 } from "../../src/studio/api-types.js";
 import { freshPostgres, tempDir } from "../support/cli.js";
-import { type RunningStudio, seedJsonStore, seedPostgresStore, startStudio } from "../support/studio.js";
+import {
+  type RunningStudio,
+  seedJsonStore,
+  seedPostgresStore,
+  startStudio,
+} from "../support/studio.js";
 import { REFUND, type StudioSeed } from "../support/studio-seed.js";
 
 const PASSWORD = "s3cret-studio-pw";
@@ -35,7 +41,12 @@ async function json<T>(studio: RunningStudio, path: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-function flag(studio: RunningStudio, id: string, flagged: boolean, headers: HeadersInit = {}) {
+function flag(
+  studio: RunningStudio,
+  id: string,
+  flagged: boolean,
+  headers: Record<string, string> = {},
+) {
   return call(studio, `/api/actions/messages/${id}/flag`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
@@ -123,7 +134,7 @@ describe.each(backends)("studio API on $name", (backend) => {
     });
     expect(wrong.status).toBe(401);
     expect((await fetch(`${readOnly.origin}/api/info?token=nope`)).status).toBe(401);
-    const body = await (await call(readOnly, "/api/info", { auth: false })).json();
+    const body = (await (await call(readOnly, "/api/info", { auth: false })).json()) as ApiError;
     expect(body.error.code).toBe("UNAUTHORIZED");
   });
 
@@ -163,8 +174,11 @@ describe.each(backends)("studio API on $name", (backend) => {
   it("read-only: flag and export are refused and nothing changes", async () => {
     const refused = await flag(readOnly, REFUND.toFlagId, true);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error.code).toBe("READ_ONLY");
-    const exported = await call(readOnly, `/api/actions/conversations/${REFUND.conversationId}/export`);
+    expect(((await refused.json()) as ApiError).error.code).toBe("READ_ONLY");
+    const exported = await call(
+      readOnly,
+      `/api/actions/conversations/${REFUND.conversationId}/export`,
+    );
     expect(exported.status).toBe(403);
     const page = await json<TranscriptPage>(
       readOnly,
@@ -194,7 +208,10 @@ describe.each(backends)("studio API on $name", (backend) => {
     const activity = ana.items.map((c) => c.lastActivityAt);
     expect(activity).toEqual([...activity].sort((a, b) => b - a));
 
-    const travel = await json<ConversationList>(readOnly, "/api/conversations?agent=travel-bot&limit=200");
+    const travel = await json<ConversationList>(
+      readOnly,
+      "/api/conversations?agent=travel-bot&limit=200",
+    );
     expect(travel.order).toBe("recent-turn");
     const expected = [...seed.traces]
       .filter((t) => t.agentId === "travel-bot")
@@ -224,9 +241,15 @@ describe.each(backends)("studio API on $name", (backend) => {
     expect(messages.find((m) => m.id === REFUND.flaggedId)?.isFlagged).toBe(true);
     expect(messages.every((m) => !("embedding" in m) && m.embeddingDims === 6)).toBe(true);
     expect(traceIds.sort()).toEqual(
-      seed.traces.filter((t) => t.conversationId === REFUND.conversationId).map((t) => t.id).sort(),
+      seed.traces
+        .filter((t) => t.conversationId === REFUND.conversationId)
+        .map((t) => t.id)
+        .sort(),
     );
-    const bad = await call(readOnly, `/api/conversations/${REFUND.conversationId}/messages?cursor=xyz`);
+    const bad = await call(
+      readOnly,
+      `/api/conversations/${REFUND.conversationId}/messages?cursor=xyz`,
+    );
     expect(bad.status).toBe(400);
   });
 
@@ -264,7 +287,10 @@ describe.each(backends)("studio API on $name", (backend) => {
     const until = seed.now + 1;
     const since = until - 7 * 86_400_000;
     const inWindow = seed.traces.filter((t) => t.timestamp >= since && t.timestamp < until);
-    const usage = await json<UsageView>(readOnly, `/api/usage?since=${since}&until=${until}&bucket=day`);
+    const usage = await json<UsageView>(
+      readOnly,
+      `/api/usage?since=${since}&until=${until}&bucket=day`,
+    );
     expect(usage.buckets.reduce((s, b) => s + b.turns, 0)).toBe(inWindow.length);
     expect(usage.buckets.reduce((s, b) => s + b.totalTokens, 0)).toBe(
       inWindow.reduce((s, t) => s + t.totalTokens, 0),
@@ -304,7 +330,9 @@ describe.each(backends)("studio API on $name", (backend) => {
     );
     expect(similar.hits[0]!.message.id).toBe(REFUND.toFlagId);
     expect(similar.hits[0]!.score).toBeCloseTo(1, 6);
-    expect(similar.hits.every((h) => h.message.conversationId === REFUND.conversationId)).toBe(true);
+    expect(similar.hits.every((h) => h.message.conversationId === REFUND.conversationId)).toBe(
+      true,
+    );
     // searchMessages skips flagged messages.
     expect(similar.hits.map((h) => h.message.id)).not.toContain(REFUND.flaggedId);
     const everywhere = await json<SimilarMessages>(
@@ -366,12 +394,18 @@ describe.each(backends)("studio API on $name", (backend) => {
   });
 
   it("writes allowed: exports a conversation as NDJSON (header, records, footer)", async () => {
-    const response = await call(writable, `/api/actions/conversations/${REFUND.conversationId}/export`);
+    const response = await call(
+      writable,
+      `/api/actions/conversations/${REFUND.conversationId}/export`,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toContain(
       `conversation-${REFUND.conversationId}.ndjson`,
     );
-    const lines = (await response.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const messages = seed.messages.filter((m) => m.conversationId === REFUND.conversationId);
     const traces = seed.traces.filter((t) => t.conversationId === REFUND.conversationId);
     expect(lines[0]).toEqual({ type: "header", format: "message-store-export", version: 1 });
@@ -389,7 +423,7 @@ describe.each(backends)("studio API on $name", (backend) => {
   it("unknown endpoints and ids: 404 with a JSON error", async () => {
     const none = await call(readOnly, "/api/nope");
     expect(none.status).toBe(404);
-    expect((await none.json()).error.code).toBe("NOT_FOUND");
+    expect(((await none.json()) as ApiError).error.code).toBe("NOT_FOUND");
     expect((await call(readOnly, "/api/conversations/nope")).status).toBe(404);
   });
 

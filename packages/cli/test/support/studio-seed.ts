@@ -113,7 +113,7 @@ function refundConversation(now: number): StudioSeed {
     ),
     "You will see the money within 5 business days. Is there anything else I can help with?",
   ].join("\n");
-  const messages: MessageInput[] = [
+  const written: MessageInput[] = [
     {
       ...base,
       id: `${c.conversationId}-m1`,
@@ -195,7 +195,8 @@ function refundConversation(now: number): StudioSeed {
       originalContent: "Sorry for the wait. Is there anything else I can do?",
       timestamp: t0 + 123_000,
     },
-  ].map((m) => ({ ...m, embedding: embeddingFor(m.originalContent) }));
+  ];
+  const messages = written.map((m) => ({ ...m, embedding: embeddingFor(m.originalContent) }));
   const byId = new Map(messages.map((m) => [m.id, m]));
   const turnStart = t0 + 1200;
   const traces = [
@@ -220,10 +221,12 @@ function refundConversation(now: number): StudioSeed {
             },
             {
               attempt: 2,
-              script: "from shop_api import orders\norder = orders.get('4512')\nprint(order.json())",
+              script:
+                "from shop_api import orders\norder = orders.get('4512')\nprint(order.json())",
             },
           ],
-          finalScript: "from shop_api import orders\norder = orders.get('4512')\nprint(order.json())",
+          finalScript:
+            "from shop_api import orders\norder = orders.get('4512')\nprint(order.json())",
           finalData: { status: "delivered", total: 89.9, refundable: true },
           stdout: '{"status": "delivered", "total": 89.9, "refundable": true}',
           outputBytes: 58,

@@ -26,9 +26,14 @@ export async function startStudio(
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => resolve(code)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`studio did not start:\n${stdout}\n${stderr}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`studio did not start:\n${stdout}\n${stderr}`)),
+      30_000,
+    );
     const check = () => {
       const match = /open (http:\/\/\S+)/.exec(stdout);
       if (match) {

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { ContextWindow, TranscriptPage } from "../api-types.js";
 import { badRequest, intParam, limitParam, textParam } from "../params.js";
-import { transcriptCursor } from "../transcript-cursor.js";
 import type { StudioDeps } from "../studio-deps.js";
+import { transcriptCursor } from "../transcript-cursor.js";
 import { messageView, traceSummary } from "../views.js";
 
 /**

@@ -1,7 +1,13 @@
 import { useAgents } from "../queries.js";
 
 /** A select of the agents seen in the newest turns ("" = all agents). */
-export function AgentSelect({ value, onChange }: { value: string; onChange: (agent: string) => void }) {
+export function AgentSelect({
+  value,
+  onChange,
+}: {
+  value: string;
+  onChange: (agent: string) => void;
+}) {
   const agents = useAgents();
   const list = agents.data?.agents ?? [];
   return (

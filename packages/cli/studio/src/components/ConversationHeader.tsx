@@ -1,5 +1,5 @@
-import { useQuery } from "@tanstack/react-query";
 import type { Conversation } from "@message-store/core";
+import { useQuery } from "@tanstack/react-query";
 import { Link, NavLink } from "react-router";
 import { getJson } from "../api.js";
 import { formatTime } from "../format.js";
@@ -31,7 +31,8 @@ export function ConversationHeader({ id }: { id: string }) {
           {c.agentId !== null && (
             <>
               {" "}
-              · agent <Link to={`/conversations?agent=${encodeURIComponent(c.agentId)}`}>{c.agentId}</Link>
+              · agent{" "}
+              <Link to={`/conversations?agent=${encodeURIComponent(c.agentId)}`}>{c.agentId}</Link>
             </>
           )}{" "}
           · created {formatTime(c.createdAt)} · last activity {formatTime(c.lastActivityAt)} UTC

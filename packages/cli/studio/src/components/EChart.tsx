@@ -6,8 +6,8 @@ import {
   TitleComponent,
   TooltipComponent,
 } from "echarts/components";
-import * as echarts from "echarts/core";
 import type { EChartsCoreOption } from "echarts/core";
+import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import { useEffect, useRef } from "react";
 

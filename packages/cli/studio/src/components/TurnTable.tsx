@@ -23,7 +23,9 @@ export function TurnTable({ turns, label }: { turns: TraceSummary[]; label: stri
         {turns.map((t) => (
           <tr key={t.id} className={t.errors > 0 ? "bad" : ""}>
             <td className="num">
-              <Link to={`/turns/${encodeURIComponent(t.messageId)}`}>{formatTime(t.timestamp)}</Link>
+              <Link to={`/turns/${encodeURIComponent(t.messageId)}`}>
+                {formatTime(t.timestamp)}
+              </Link>
             </td>
             <td>{t.agentId}</td>
             <td>

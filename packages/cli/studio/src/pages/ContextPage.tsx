@@ -94,7 +94,9 @@ export function ContextPage() {
           from each end
         </label>
       </div>
-      <p className="muted">Flagged messages are left out of the window, as the model would see it.</p>
+      <p className="muted">
+        Flagged messages are left out of the window, as the model would see it.
+      </p>
       {context.error ? <ErrorNote error={context.error} /> : null}
       {context.isPending ? <Loading what="the context window" /> : null}
       {data && (

@@ -1,7 +1,7 @@
+import type { Conversation } from "@message-store/core";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { type FormEvent, useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
-import type { Conversation } from "@message-store/core";
 import type { ConversationList, ConversationOrder } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
 import { ErrorNote, Loading, LoadMore } from "../components/Status.js";

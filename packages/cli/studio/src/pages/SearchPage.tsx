@@ -6,7 +6,11 @@ import { ErrorNote, Loading } from "../components/Status.js";
 import { formatTime } from "../format.js";
 import { useInfo } from "../queries.js";
 
-const SCOPES = { conversation: "its conversation", user: "its user's messages", all: "the whole store" };
+const SCOPES = {
+  conversation: "its conversation",
+  user: "its user's messages",
+  all: "the whole store",
+};
 
 /**
  * Semantic search: messages similar to one message, by its stored embedding (`searchMessages`).

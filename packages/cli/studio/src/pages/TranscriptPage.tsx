@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useParams } from "react-router";
-import type { TraceSummary, TranscriptPage as Page } from "../../../src/studio/api-types.js";
+import type { TranscriptPage as Page, TraceSummary } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
 import { ConversationHeader } from "../components/ConversationHeader.js";
 import { MessageCard, pairTools } from "../components/MessageCard.js";

@@ -17,7 +17,10 @@ function barColor(row: WaterfallRow | null): string {
   return row.failed ? COLORS.failed : COLORS[row.kind];
 }
 
-function waterfallOption(view: TurnView): { option: EChartsCoreOption; rows: (WaterfallRow | null)[] } {
+function waterfallOption(view: TurnView): {
+  option: EChartsCoreOption;
+  rows: (WaterfallRow | null)[];
+} {
   const { rows, totalMs } = layoutWaterfall(view.trace);
   const all: (WaterfallRow | null)[] = [null, ...rows];
   const label = (r: WaterfallRow | null) => (r === null ? "turn" : r.label);
@@ -102,7 +105,9 @@ export function TurnPage() {
       <h1>Turn of {trace.agentId}</h1>
       <p className="facts">
         {formatTime(trace.timestamp)} UTC · conversation{" "}
-        <Link to={`/conversations/${encodeURIComponent(trace.conversationId)}#m-${trace.messageId}`}>
+        <Link
+          to={`/conversations/${encodeURIComponent(trace.conversationId)}#m-${trace.messageId}`}
+        >
           {trace.conversationId}
         </Link>{" "}
         · message <span className="id">{trace.messageId}</span>
@@ -174,6 +179,7 @@ export function TurnPage() {
         </thead>
         <tbody>
           {trace.llmCalls.map((c, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: calls have no id; the list never reorders
             <tr key={`${i}-${c.model}`} id={`llm-${i}`} className={c.error ? "bad" : ""}>
               <td>{i + 1}</td>
               <td>{c.purpose}</td>
@@ -190,6 +196,7 @@ export function TurnPage() {
       </table>
       {trace.toolTraces.length > 0 && <h2>Tool runs</h2>}
       {trace.toolTraces.map((tool, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: tool runs have no id; the list never reorders
         <ToolRun key={`${i}-${tool.toolName}`} tool={tool} index={i} />
       ))}
       {trace.errors.length > 0 && (

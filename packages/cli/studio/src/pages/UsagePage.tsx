@@ -1,8 +1,8 @@
+import type { UsageBucket } from "@message-store/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { EChartsCoreOption } from "echarts/core";
 import { useMemo } from "react";
 import { useSearchParams } from "react-router";
-import type { UsageBucket } from "@message-store/core";
 import type { ExpensiveTurns, UsageView } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
 import { AgentSelect } from "../components/AgentSelect.js";
@@ -60,9 +60,10 @@ export function UsagePage() {
   const [params, setParams] = useSearchParams();
   const windowName = (params.get("window") ?? "7d") as WindowName;
   const win = WINDOWS[windowName] ?? WINDOWS["7d"];
-  const bucket = params.get("bucket") === "day" || params.get("bucket") === "hour"
-    ? (params.get("bucket") as "hour" | "day")
-    : win.bucket;
+  const bucket =
+    params.get("bucket") === "day" || params.get("bucket") === "hour"
+      ? (params.get("bucket") as "hour" | "day")
+      : win.bucket;
   const agent = params.get("agent") ?? "";
   // The window ends at the next full bucket, fixed while the choice stays the same.
   const range = useMemo(() => {
@@ -107,13 +108,31 @@ export function UsagePage() {
           "Tokens",
           buckets,
           [
-            { name: "prompt", type: "bar", color: "#3b82f6", stack: "t", value: (b) => b.promptTokens },
-            { name: "completion", type: "bar", color: "#93c5fd", stack: "t", value: (b) => b.completionTokens },
+            {
+              name: "prompt",
+              type: "bar",
+              color: "#3b82f6",
+              stack: "t",
+              value: (b) => b.promptTokens,
+            },
+            {
+              name: "completion",
+              type: "bar",
+              color: "#93c5fd",
+              stack: "t",
+              value: (b) => b.completionTokens,
+            },
           ],
           formatCount,
           range,
         ),
-        chart("Cost", buckets, [{ name: "cost", type: "bar", color: "#f59e0b", value: (b) => b.costUsd }], formatCost, range),
+        chart(
+          "Cost",
+          buckets,
+          [{ name: "cost", type: "bar", color: "#f59e0b", value: (b) => b.costUsd }],
+          formatCost,
+          range,
+        ),
         chart(
           "Latency per turn",
           buckets,
@@ -140,7 +159,7 @@ export function UsagePage() {
     <section>
       <h1>Usage</h1>
       <div className="filters">
-        <div className="segmented" role="group" aria-label="window">
+        <fieldset className="segmented" aria-label="window">
           {(Object.keys(WINDOWS) as WindowName[]).map((w) => (
             <button
               key={w}
@@ -151,10 +170,14 @@ export function UsagePage() {
               last {w}
             </button>
           ))}
-        </div>
+        </fieldset>
         <label>
           per{" "}
-          <select value={bucket} onChange={(e) => set("bucket", e.target.value)} aria-label="bucket">
+          <select
+            value={bucket}
+            onChange={(e) => set("bucket", e.target.value)}
+            aria-label="bucket"
+          >
             <option value="hour">hour</option>
             <option value="day">day</option>
           </select>
@@ -196,7 +219,12 @@ export function UsagePage() {
       </p>
       <div className="charts">
         {charts.map((option, i) => (
-          <EChart key={["tokens", "cost", "latency", "turns"][i]} option={option} height={240} label={`${["tokens", "cost", "latency", "turns"][i]} per ${bucket}`} />
+          <EChart
+            key={["tokens", "cost", "latency", "turns"][i]}
+            option={option}
+            height={240}
+            label={`${["tokens", "cost", "latency", "turns"][i]} per ${bucket}`}
+          />
         ))}
       </div>
       <h2>Most expensive turns</h2>
@@ -204,7 +232,10 @@ export function UsagePage() {
       {expensive.data && (
         <>
           <p className="muted">
-            By cost, among {expensive.data.truncated ? `the newest ${formatCount(expensive.data.scanned)}` : `all ${formatCount(expensive.data.scanned)}`}{" "}
+            By cost, among{" "}
+            {expensive.data.truncated
+              ? `the newest ${formatCount(expensive.data.scanned)}`
+              : `all ${formatCount(expensive.data.scanned)}`}{" "}
             turns of the window.
           </p>
           <TurnTable turns={expensive.data.items} label="most expensive turns" />
