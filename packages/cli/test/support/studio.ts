@@ -1,6 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { MessageStore } from "@message-store/core";
+import "@message-store/json";
+import "@message-store/postgres";
 import { startCli } from "./cli.js";
 import { type StudioSeed, seedStudioStore } from "./studio-seed.js";
 
