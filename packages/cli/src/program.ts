@@ -12,6 +12,7 @@ import { tracesCommand } from "./commands/traces.js";
 import { parseTimeArg } from "./format/time.js";
 import { addStoreOptions, storeFromOptions } from "./store-options.js";
 import { type Env, parseStoreSpec } from "./store-spec.js";
+import { studioCommand } from "./studio/studio-command.js";
 
 /** Streams and environment a run uses (the process's, in the binary). */
 export interface CliIo {
@@ -32,6 +33,13 @@ function positiveInt(value: string): number {
 function batchSize(value: string): number {
   const n = positiveInt(value);
   if (n > 100_000) throw new InvalidArgumentError("at most 100000 (the store's batch limit)");
+  return n;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65_535)
+    throw new InvalidArgumentError("expected a port, 0–65535");
   return n;
 }
 
@@ -128,6 +136,24 @@ export function createProgram(io: CliIo): Command {
       importCommand(
         storeFromOptions(command, io.env),
         { input: file, batchSize: options.batchSize },
+        io,
+      ),
+    );
+
+  addStoreOptions(program.command("studio"))
+    .description(
+      "a local web app to browse conversations, transcripts, turn traces and usage (127.0.0.1, token in the URL)",
+    )
+    .option("-p, --port <n>", "port on 127.0.0.1 (default: any free port)", portNumber, 0)
+    .option("--allow-writes", "offer flag/unflag of messages and NDJSON export of conversations")
+    .action((options, command: Command) =>
+      studioCommand(
+        storeFromOptions(command, io.env),
+        {
+          port: options.port,
+          allowWrites: Boolean(options.allowWrites),
+          version: packageJson.version,
+        },
         io,
       ),
     );

@@ -1,7 +1,7 @@
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { finished } from "node:stream/promises";
-import type { MessageStore } from "@message-store/core";
+import type { Conversation, MessageStore } from "@message-store/core";
 import { dataLine, type ExportCounts, footerLine, headerLine } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -31,21 +31,35 @@ export async function writeExport(
   const counts: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   await writeLine(sink, headerLine());
   for await (const page of conversationPages(store, options.pageSize, options.user)) {
-    for (const { lastActivityAt: _derived, ...conversation } of page) {
-      await writeLine(sink, dataLine("conversation", conversation));
-      counts.conversations++;
-      for await (const messages of messagePages(store, conversation.id, options.pageSize)) {
-        for (const message of messages) await writeLine(sink, dataLine("message", message));
-        counts.messages += messages.length;
-      }
-      for (const trace of await conversationTraces(store, conversation.id, options.pageSize)) {
-        await writeLine(sink, dataLine("turnTrace", trace));
-        counts.turnTraces++;
-      }
+    for (const conversation of page) {
+      await writeConversation(store, sink, conversation, options.pageSize, counts);
     }
   }
   await writeLine(sink, footerLine(counts));
   return counts;
+}
+
+/**
+ * Writes one conversation's lines of an export (the conversation, its messages in transcript
+ * order, its traces oldest first) and adds them to `counts`. Header and footer are the caller's.
+ */
+export async function writeConversation(
+  store: MessageStore,
+  sink: NodeJS.WritableStream,
+  { lastActivityAt: _derived, ...conversation }: Conversation,
+  pageSize: number,
+  counts: ExportCounts,
+): Promise<void> {
+  await writeLine(sink, dataLine("conversation", conversation));
+  counts.conversations++;
+  for await (const messages of messagePages(store, conversation.id, pageSize)) {
+    for (const message of messages) await writeLine(sink, dataLine("message", message));
+    counts.messages += messages.length;
+  }
+  for (const trace of await conversationTraces(store, conversation.id, pageSize)) {
+    await writeLine(sink, dataLine("turnTrace", trace));
+    counts.turnTraces++;
+  }
 }
 
 /** `message-store export`: to a file (written to `<file>.partial`, renamed when complete) or stdout. */

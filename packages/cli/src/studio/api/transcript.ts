@@ -1,0 +1,76 @@
+import { Hono } from "hono";
+import type { ContextWindow, TranscriptPage } from "../api-types.js";
+import { badRequest, intParam, limitParam, textParam } from "../params.js";
+import type { StudioDeps } from "../studio-deps.js";
+import { transcriptCursor } from "../transcript-cursor.js";
+import { messageView, traceSummary } from "../views.js";
+
+/**
+ * `GET /api/conversations/:id/messages`: one page of the transcript, chronological, flagged
+ * messages included (`getMessagesByConversationId`, `?limit` default 200, at most 1000), and the
+ * traces of the conversation whose timestamp falls in the page's span (one `queryTurnTraces`).
+ * Spans are contiguous: a page's span ends after its last message and the next page's starts
+ * there (carried in the studio's cursor, which wraps the store's), the first is open at the start
+ * and the last at the end, so every trace comes with exactly one page. A trace timestamped after
+ * its message may come with the next page; the page matches traces to messages by `messageId`.
+ *
+ * `GET /api/conversations/:id/context?n=20&maxChars=&keepChars=`: the context window a model
+ * would see (`getImmediateContext` with `compress` when `maxChars` is given), and the same
+ * window uncompressed: two calls.
+ */
+export function transcriptRoutes({ store }: StudioDeps): Hono {
+  return new Hono()
+    .get("/:id/messages", async (c) => {
+      const id = c.req.param("id");
+      const cursor = transcriptCursor.decode(textParam(c, "cursor"));
+      const page = await store.getMessagesByConversationId(id, {
+        limit: limitParam(c, 200, 1000),
+        cursor: cursor?.store ?? null,
+      });
+      const last = page.items.at(-1);
+      const until = page.nextCursor === null || last === undefined ? null : last.timestamp + 1;
+      const traces =
+        page.items.length === 0
+          ? []
+          : (
+              await store.queryTurnTraces({
+                conversationId: id,
+                ...(cursor === null ? {} : { since: cursor.since }),
+                ...(until === null ? {} : { until }),
+              })
+            ).items.map(traceSummary);
+      const body: TranscriptPage = {
+        items: page.items.map(messageView),
+        nextCursor:
+          page.nextCursor === null || until === null
+            ? null
+            : transcriptCursor.encode({ store: page.nextCursor, since: until }),
+        traces,
+      };
+      return c.json(body);
+    })
+    .get("/:id/context", async (c) => {
+      const id = c.req.param("id");
+      const n = intParam(c, "n", { min: 0, max: 1000 }) ?? 20;
+      const maxChars = intParam(c, "maxChars", { min: 1, max: 10_000_000 });
+      const keepChars = intParam(c, "keepChars", { min: 0, max: 10_000_000 });
+      if (maxChars === undefined && keepChars !== undefined) {
+        throw badRequest(`"keepChars" needs "maxChars"`);
+      }
+      const compress =
+        maxChars === undefined
+          ? null
+          : { maxChars, keepChars: keepChars ?? Math.floor(maxChars / 4) };
+      const [context, full] = await Promise.all([
+        store.getImmediateContext(id, n, compress === null ? {} : { compress }),
+        store.getImmediateContext(id, n),
+      ]);
+      const body: ContextWindow = {
+        n,
+        compress,
+        context: context.map(messageView),
+        full: full.map(messageView),
+      };
+      return c.json(body);
+    });
+}
