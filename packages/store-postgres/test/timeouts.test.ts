@@ -1,9 +1,9 @@
 import { ConnectionError } from "@message-store/core";
 import pg from "pg";
+import { TcpProxy } from "@message-store/test-servers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
 import { conversation, message, openStore, useDatabase, withClient } from "./helpers.js";
-import { TcpProxy } from "./tcp-proxy.js";
 
 const db = useDatabase("ms_pg_timeouts");
 /** The store's wait after a cancel request (CANCEL_GRACE_MS), and its margin on a busy machine. */

@@ -31,7 +31,7 @@ export class TcpProxy {
     return (this.#server.address() as { port: number }).port;
   }
 
-  /** `postgres://…` URL `url` rewritten to go through this proxy. */
+  /** `url` (`postgres://…`, `mongodb://…`) rewritten to go through this proxy. */
   url(url: string): string {
     const u = new URL(url);
     u.hostname = "127.0.0.1";
