@@ -97,7 +97,10 @@ describe.runIf(builtInServersSupported())(
     });
 
     it("the right password opens the store, also over SSL", async () => {
-      for (const params of [{}, { sslmode: "require", uselibpqcompat: "true" }]) {
+      for (const params of [{}, { sslmode: "require", uselibpqcompat: "true" }] as Record<
+        string,
+        string
+      >[]) {
         const store = await PostgresMessageStore.open({ dsn: url("app", PASSWORD, params) });
         await store.storeConversation(conversation("ok"));
         await store.close();

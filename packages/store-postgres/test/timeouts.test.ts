@@ -1,6 +1,6 @@
 import { ConnectionError } from "@message-store/core";
-import pg from "pg";
 import { TcpProxy } from "@message-store/test-servers";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
 import { conversation, message, openStore, useDatabase, withClient } from "./helpers.js";

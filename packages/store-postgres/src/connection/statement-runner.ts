@@ -1,7 +1,7 @@
 import { ConnectionError } from "@message-store/core";
 import pg from "pg";
 import { columnTypes } from "../column-types.js";
-import { isConnectionFailure } from "../errors.js";
+import { isConnectionFailure, toStoreError } from "../errors.js";
 import type { BackendReaper, Retiree } from "./backend-reaper.js";
 import { sendCancelRequest } from "./cancel-request.js";
 import { DeferredCommitQuery } from "./deferred-commit-query.js";
@@ -95,7 +95,15 @@ export class StatementRunner {
     values: readonly unknown[],
     write: boolean,
   ): Promise<pg.QueryResult<R>> {
-    const client = await this.#pool.connect();
+    const client = await this.#pool.connect().catch((error: unknown) => {
+      // No connection, nothing sent: say so for writes (a refused login stays the driver's
+      // error, which `mapError` turns into a ConfigurationError).
+      if (!write || toStoreError(error).code !== "CONNECTION") throw error;
+      throw new ConnectionError(
+        `cannot reach PostgreSQL: ${(error as Error).message}; the write was not sent, nothing was stored`,
+        { cause: error },
+      );
+    });
     let broken: unknown;
     // An idle-time socket error would otherwise be emitted with no listener and crash the process.
     const onError = (error: unknown) => {
