@@ -12,6 +12,13 @@ import { checkOutageCalls, codeOf, Workload } from "./support/workload.js";
 
 /** Every call in flight at the outage must settle within this. */
 const SETTLE_BOUND_MS = 15_000;
+/** `query_timeout_ms` of the frozen-server tests. */
+const FROZEN_QUERY_TIMEOUT_MS = 3_000;
+/**
+ * What a call to a frozen server may take: `query_timeout_ms`, the 2 s the store waits for the
+ * outcome after its cancel request, and 3 s for timers on a busy 2-core machine.
+ */
+const FROZEN_BOUND_MS = FROZEN_QUERY_TIMEOUT_MS + 2_000 + 3_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: PostgresServer;
@@ -25,13 +32,14 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function openStore(): Promise<MessageStore> {
+async function openStore(extra: { query_timeout_ms?: number } = {}): Promise<MessageStore> {
   return Store.initialize({
     storage: "postgres",
     dsn: url,
     pool_max: 6,
     connect_timeout_ms: 2_000,
     statement_timeout_ms: 10_000,
+    ...extra,
   });
 }
 
@@ -133,39 +141,79 @@ describe("postgres outage", () => {
     await outage("stop", "s-");
   });
 
-  it("server frozen (SIGSTOP, like a network partition): calls on open connections reject with ConnectionError in bounded time", async () => {
-    const store = await openStore();
+  it("server frozen (SIGSTOP, like a network partition): calls on open connections reject with ConnectionError within query_timeout_ms + 2 s, and the same store recovers", async () => {
+    const store = await openStore({ query_timeout_ms: FROZEN_QUERY_TIMEOUT_MS });
     await store.storeConversation(conversation("f-c1"));
     // Warm the pool, so calls go to connections that are already open.
     await Promise.all(Array.from({ length: 12 }, () => store.getConversation("f-c1")));
     const thaw = freezePostgres(server.dataDir);
-    let outcomes: Awaited<ReturnType<typeof settleWithin<unknown>>>[];
-    const startedAt = Date.now();
+    let outcomes: { outcome: Awaited<ReturnType<typeof settleWithin<unknown>>>; ms: number }[];
     try {
       outcomes = await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          settleWithin(
+        Array.from({ length: 6 }, async (_, i) => {
+          const started = Date.now();
+          const outcome = await settleWithin(
             i % 2
               ? store.getConversation("f-c1").then((): unknown => null)
               : store.storeMessage(message(`f-m${i}`, "f-c1", 1_000 + i)).then((): unknown => null),
-            SETTLE_BOUND_MS + 5_000,
-          ),
-        ),
+            FROZEN_BOUND_MS + 10_000,
+          );
+          return { outcome, ms: Date.now() - started };
+        }),
       );
     } finally {
       thaw();
     }
     try {
-      const summary = outcomes.map((o) => (o === "HUNG" ? "HUNG" : o.ok ? "ok" : codeOf(o.error)));
-      console.info(`postgres frozen: ${summary.join(", ")} after ${Date.now() - startedAt} ms`);
+      const summary = outcomes.map(({ outcome: o }) =>
+        o === "HUNG" ? "HUNG" : o.ok ? "ok" : codeOf(o.error),
+      );
+      const times = outcomes.map((o) => o.ms);
+      console.info(`postgres frozen: ${summary.join(", ")} after ${times.join(", ")} ms`);
       expect(
         summary,
         "calls to a frozen server must reject with ConnectionError, not hang",
       ).toEqual(Array(6).fill("CONNECTION"));
-      // Thawed: the same store works again.
+      // Each call measured on its own: the configured wait plus the cancel grace.
+      for (const ms of times) expect(ms).toBeLessThan(FROZEN_BOUND_MS);
+      // Thawed: the same store works again, and none of the rejected writes was stored.
       await store.storeMessage(message("f-after", "f-c1", 9_000));
+      const inDb = await idsInDatabase();
+      expect(["f-m0", "f-m2", "f-m4"].filter((id) => inDb.has(id))).toEqual([]);
     } finally {
       await store.close();
     }
+  });
+
+  it("close() while the server is frozen resolves within query_timeout_ms + 2 s (calls in flight) + 2 s (ending connections)", async () => {
+    const store = await openStore({ query_timeout_ms: FROZEN_QUERY_TIMEOUT_MS });
+    await store.storeConversation(conversation("fc-c1"));
+    await Promise.all(Array.from({ length: 6 }, () => store.getConversation("fc-c1")));
+    const thaw = freezePostgres(server.dataDir);
+    let closeMs: number;
+    let calls: string[];
+    try {
+      const inFlight = Array.from({ length: 3 }, (_, i) =>
+        store.storeMessage(message(`fc-m${i}`, "fc-c1", i)).then(
+          () => "ok",
+          (e: unknown) => codeOf(e),
+        ),
+      );
+      await sleep(100);
+      const started = Date.now();
+      const closed = await settleWithin(store.close(), FROZEN_BOUND_MS + 30_000);
+      closeMs = Date.now() - started;
+      expect(closed !== "HUNG" && closed.ok, "close() rejected or hung").toBe(true);
+      calls = await Promise.all(inFlight);
+    } finally {
+      thaw();
+    }
+    console.info(
+      `postgres close() while frozen: ${closeMs} ms; calls in flight: ${calls.join(", ")}`,
+    );
+    expect(calls).toEqual(["CONNECTION", "CONNECTION", "CONNECTION"]);
+    expect(closeMs).toBeLessThan(FROZEN_BOUND_MS + 2_000);
+    const inDb = await idsInDatabase();
+    expect(["fc-m0", "fc-m1", "fc-m2"].filter((id) => inDb.has(id))).toEqual([]);
   });
 });

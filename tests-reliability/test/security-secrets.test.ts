@@ -113,7 +113,7 @@ describe("security: no password in errors or logs", () => {
     await expectNoLeak(
       "no such database",
       () => MessageStore.initialize({ storage: "postgres", dsn: missingDb.toString() }),
-      ["CONNECTION"],
+      ["CONFIGURATION"],
     );
     const store = await MessageStore.initialize({
       storage: "postgres",

@@ -65,17 +65,25 @@ export interface MongoContext {
   readonly traces: Collection<TurnTraceDoc>;
   /** Multi-document transactions are available (replica set or sharded cluster). */
   readonly transactions: boolean;
+  /** The largest document the server stores (`maxBsonObjectSize`, 16 MiB on MongoDB). */
+  readonly maxDocumentBytes: number;
+}
+
+/** What the server said about itself in `hello`, as far as the store needs it. */
+export interface ServerFacts {
+  transactions: boolean;
+  maxDocumentBytes: number;
 }
 
 /** Builds the context for database `db` of `client`. */
-export function mongoContext(client: MongoClient, db: Db, transactions: boolean): MongoContext {
+export function mongoContext(client: MongoClient, db: Db, facts: ServerFacts): MongoContext {
   return {
     client,
     db,
     conversations: db.collection<ConversationDoc>(COLLECTIONS.conversations),
     messages: db.collection<MessageDoc>(COLLECTIONS.messages),
     traces: db.collection<TurnTraceDoc>(COLLECTIONS.turnTraces),
-    transactions,
+    ...facts,
   };
 }
 

@@ -45,6 +45,12 @@ export const MongoConfigSchema = z
      * and `connectTimeoutMS`; default 10000). A caller's `client` keeps its own timeouts.
      */
     server_selection_timeout_ms: z.number().int().min(1).default(10_000),
+    /**
+     * The longest one call may take, in ms (default 30000): after it the call rejects with
+     * `ConnectionError`, whether the server is slow, frozen or partitioned away. With `uri` it is
+     * also the client's `socketTimeoutMS`, so the driver gives up the abandoned operation too.
+     */
+    operation_timeout_ms: z.number().int().min(1).default(30_000),
   })
   .refine(
     (c) => (c.uri === undefined) !== (c.client === undefined),

@@ -1,6 +1,6 @@
 import { ConfigurationError, isMessageStoreError } from "@message-store/core";
 import { type Db, MongoClient } from "mongodb";
-import { ensureIndexes, type MongoContext, mongoContext } from "./collections.js";
+import { ensureIndexes, type MongoContext, mongoContext, type ServerFacts } from "./collections.js";
 import { ADAPTER, type ResolvedMongoConfig } from "./config.js";
 import { fromDriverError } from "./errors.js";
 
@@ -21,9 +21,9 @@ export async function connectMongo(config: ResolvedMongoConfig): Promise<OpenedM
   try {
     if (owned) await client.connect();
     const db = database(client, config.db);
-    const transactions = await supportsTransactions(db);
+    const facts = await serverFacts(db);
     await ensureIndexes(db);
-    return { ctx: mongoContext(client, db, transactions), owned };
+    return { ctx: mongoContext(client, db, facts), owned };
   } catch (error) {
     if (owned) await client.close().catch(() => {});
     // Outside any call, so core does not stamp these: name the adapter here.
@@ -36,6 +36,9 @@ function newClient(config: ResolvedMongoConfig): MongoClient {
     return new MongoClient(config.uri!, {
       serverSelectionTimeoutMS: config.server_selection_timeout_ms,
       connectTimeoutMS: config.server_selection_timeout_ms,
+      // The store rejects a call after operation_timeout_ms; the driver then drops the operation's
+      // connection too, instead of waiting on it forever (its default).
+      socketTimeoutMS: config.operation_timeout_ms,
       appName: "message-store",
     });
   } catch (error) {
@@ -58,12 +61,23 @@ function database(client: MongoClient, name: string): Db {
   }
 }
 
+/** MongoDB's document size limit, for a server whose `hello` does not say. */
+const DEFAULT_MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+
 /**
- * Transactions need a replica set member (`setName` in `hello`) or a mongos (`msg: "isdbgrid"`),
- * and sessions (`logicalSessionTimeoutMinutes`).
+ * From `hello`: transactions need a replica set member (`setName`) or a mongos (`msg:
+ * "isdbgrid"`), and sessions (`logicalSessionTimeoutMinutes`); `maxBsonObjectSize` is the largest
+ * document the server stores.
  */
-async function supportsTransactions(db: Db): Promise<boolean> {
+async function serverFacts(db: Db): Promise<ServerFacts> {
   const hello = await db.command({ hello: 1 });
   const sessions = hello.logicalSessionTimeoutMinutes != null;
-  return sessions && (typeof hello.setName === "string" || hello.msg === "isdbgrid");
+  const max = hello.maxBsonObjectSize;
+  return {
+    transactions: sessions && (typeof hello.setName === "string" || hello.msg === "isdbgrid"),
+    maxDocumentBytes:
+      typeof max === "number" && Number.isSafeInteger(max) && max > 0
+        ? max
+        : DEFAULT_MAX_BSON_OBJECT_SIZE,
+  };
 }

@@ -2,7 +2,6 @@ import {
   type Conversation,
   type ConversationRecord,
   type DeletedCounts,
-  IntegrityError,
   type Message,
   MessageStore,
   type MessageStoreError,
@@ -25,14 +24,9 @@ import { deleteConversationCascade, deleteUserCascade } from "./cascade.js";
 import type { MongoContext } from "./collections.js";
 import { ADAPTER, MongoConfigSchema, type MongoStoreConfig } from "./config.js";
 import { connectMongo } from "./connect-mongo.js";
-import {
-  toConversation,
-  toMessage,
-  toSequencedMessage,
-  toTurnTrace,
-  traceFields,
-} from "./documents.js";
-import { fromDriverError, isDuplicateKey } from "./errors.js";
+import { toConversation, toMessage, toSequencedMessage, toTurnTrace } from "./documents.js";
+import { fromDriverError } from "./errors.js";
+import { withDeadline } from "./operation-deadline.js";
 import {
   CONVERSATION_ID_ORDER,
   CONVERSATION_ORDER,
@@ -48,6 +42,7 @@ import {
 } from "./queries.js";
 import { upsertConversation } from "./upsert-conversation.js";
 import { writeMessages } from "./write-messages.js";
+import { writeTrace } from "./write-trace.js";
 
 /**
  * The MongoDB message store, on the official `mongodb` driver (6.x or 7.x). Get one with
@@ -63,11 +58,13 @@ export class MongoMessageStore extends MessageStore {
   override readonly capabilities: StoreCapabilities = { semanticSearch: false };
   readonly #ctx: MongoContext;
   readonly #ownsClient: boolean;
+  readonly #operationTimeoutMs: number;
 
-  private constructor(ctx: MongoContext, ownsClient: boolean) {
+  private constructor(ctx: MongoContext, ownsClient: boolean, operationTimeoutMs: number) {
     super();
     this.#ctx = ctx;
     this.#ownsClient = ownsClient;
+    this.#operationTimeoutMs = operationTimeoutMs;
   }
 
   /**
@@ -80,8 +77,9 @@ export class MongoMessageStore extends MessageStore {
   static async open(
     config: MongoStoreConfig & { storage?: typeof ADAPTER },
   ): Promise<MongoMessageStore> {
-    const { ctx, owned } = await connectMongo(parseConfig(MongoConfigSchema, config, ADAPTER));
-    return new MongoMessageStore(ctx, owned);
+    const resolved = parseConfig(MongoConfigSchema, config, ADAPTER);
+    const { ctx, owned } = await connectMongo(resolved);
+    return new MongoMessageStore(ctx, owned, resolved.operation_timeout_ms);
   }
 
   /**
@@ -93,123 +91,130 @@ export class MongoMessageStore extends MessageStore {
     return this.#ctx.transactions;
   }
 
+  /** Runs a read within `operation_timeout_ms` (see `withDeadline`). */
+  #read<T>(operation: () => Promise<T>): Promise<T> {
+    return withDeadline(operation(), this.#operationTimeoutMs, false);
+  }
+
+  /** Runs a write within `operation_timeout_ms` (see `withDeadline`). */
+  #write<T>(operation: () => Promise<T>): Promise<T> {
+    return withDeadline(operation(), this.#operationTimeoutMs, true);
+  }
+
   protected _storeConversation(record: ConversationRecord): Promise<Conversation> {
-    return upsertConversation(this.#ctx, record);
+    return this.#write(() => upsertConversation(this.#ctx, record));
   }
 
-  protected async _getConversation(id: string): Promise<Conversation | null> {
-    const doc = await this.#ctx.conversations.findOne({ _id: id });
-    return doc ? toConversation(doc) : null;
+  protected _getConversation(id: string): Promise<Conversation | null> {
+    return this.#read(async () => {
+      const doc = await this.#ctx.conversations.findOne({ _id: id });
+      return doc ? toConversation(doc) : null;
+    });
   }
 
-  protected async _getConversationsByUserId(
+  protected _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
   ): Promise<Conversation[]> {
-    const docs = await this.#ctx.conversations
-      .find(conversationPage(userId, page), pageOptions(CONVERSATION_ORDER, page.take))
-      .toArray();
-    return docs.map(toConversation);
+    return this.#read(async () => {
+      const docs = await this.#ctx.conversations
+        .find(conversationPage(userId, page), pageOptions(CONVERSATION_ORDER, page.take))
+        .toArray();
+      return docs.map(toConversation);
+    });
   }
 
-  protected async _listConversations(
+  protected _listConversations(
     userId: string | null,
     page: PageRequest<string>,
   ): Promise<Conversation[]> {
-    const docs = await this.#ctx.conversations
-      .find(conversationIdPage(userId, page), pageOptions(CONVERSATION_ID_ORDER, page.take))
-      .toArray();
-    return docs.map(toConversation);
+    return this.#read(async () => {
+      const docs = await this.#ctx.conversations
+        .find(conversationIdPage(userId, page), pageOptions(CONVERSATION_ID_ORDER, page.take))
+        .toArray();
+      return docs.map(toConversation);
+    });
   }
 
   protected _deleteConversation(id: string): Promise<boolean> {
-    return deleteConversationCascade(this.#ctx, id);
+    return this.#write(() => deleteConversationCascade(this.#ctx, id));
   }
 
-  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
-    await writeMessages(this.#ctx, messages);
-    return messages;
+  protected _storeMessages(messages: Message[]): Promise<Message[]> {
+    return this.#write(async () => {
+      await writeMessages(this.#ctx, messages);
+      return messages;
+    });
   }
 
-  protected async _getMessage(id: string): Promise<Message | null> {
-    const doc = await this.#ctx.messages.findOne({ _id: id });
-    return doc ? toMessage(doc) : null;
+  protected _getMessage(id: string): Promise<Message | null> {
+    return this.#read(async () => {
+      const doc = await this.#ctx.messages.findOne({ _id: id });
+      return doc ? toMessage(doc) : null;
+    });
   }
 
-  protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
-    const doc = await this.#ctx.messages.findOneAndUpdate(
-      { _id: id },
-      { $set: { isFlagged: flagged } },
-      { returnDocument: "after" },
-    );
-    // The flag comes from the call, not the returned document: a server that returns an
-    // outdated version under concurrency (jongodb) must not contradict the write just made.
-    return doc ? toMessage({ ...doc, isFlagged: flagged }) : null;
+  protected _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
+    return this.#write(async () => {
+      const doc = await this.#ctx.messages.findOneAndUpdate(
+        { _id: id },
+        { $set: { isFlagged: flagged } },
+        { returnDocument: "after" },
+      );
+      // The flag comes from the call, not the returned document: a server that returns an
+      // outdated version under concurrency (jongodb) must not contradict the write just made.
+      return doc ? toMessage({ ...doc, isFlagged: flagged }) : null;
+    });
   }
 
-  protected async _getMessagesByConversationId(
+  protected _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
   ): Promise<SequencedMessage[]> {
-    const docs = await this.#ctx.messages
-      .find(messagePage(conversationId, page), pageOptions(MESSAGE_ORDER, page.take))
-      .toArray();
-    return docs.map(toSequencedMessage);
+    return this.#read(async () => {
+      const docs = await this.#ctx.messages
+        .find(messagePage(conversationId, page), pageOptions(MESSAGE_ORDER, page.take))
+        .toArray();
+      return docs.map(toSequencedMessage);
+    });
   }
 
-  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    const docs = await this.#ctx.messages
-      .find(
-        { conversationId, isFlagged: false },
-        { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
-      )
-      .toArray();
-    return docs.reverse().map(toMessage);
+  protected _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+    return this.#read(async () => {
+      const docs = await this.#ctx.messages
+        .find(
+          { conversationId, isFlagged: false },
+          { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
+        )
+        .toArray();
+      return docs.reverse().map(toMessage);
+    });
   }
 
-  protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    const message = await this.#ctx.messages.findOne(
-      { _id: trace.messageId },
-      { projection: { _id: 1, conversationId: 1 } },
-    );
-    if (!message)
-      throw new IntegrityError(`message ${JSON.stringify(trace.messageId)} does not exist`);
-    if (message.conversationId !== trace.conversationId) {
-      throw new IntegrityError(
-        `message ${JSON.stringify(trace.messageId)} belongs to conversation ${JSON.stringify(message.conversationId)}, not ${JSON.stringify(trace.conversationId)}`,
-      );
-    }
-    const write = () =>
-      this.#ctx.traces.replaceOne({ _id: trace.id }, traceFields(trace), { upsert: true });
-    try {
-      await write().catch((error: unknown) => {
-        // A concurrent upsert of the same new trace id loses its insert; the retry updates.
-        if (isDuplicateKey(error)) return write();
-        throw error;
-      });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      throw new IntegrityError(
-        `message ${JSON.stringify(trace.messageId)} already has a trace (one trace per message)`,
-        { cause: error },
-      );
-    }
-    return trace;
+  protected _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
+    return this.#write(async () => {
+      await writeTrace(this.#ctx, trace);
+      return trace;
+    });
   }
 
-  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    const doc = await this.#ctx.traces.findOne({ messageId });
-    return doc ? toTurnTrace(doc) : null;
+  protected _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+    return this.#read(async () => {
+      const doc = await this.#ctx.traces.findOne({ messageId });
+      return doc ? toTurnTrace(doc) : null;
+    });
   }
 
-  protected async _queryTurnTraces(
+  protected _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    const docs = await this.#ctx.traces
-      .find(tracePage(filter, page), pageOptions(TRACE_ORDER, page.take))
-      .toArray();
-    return docs.map(toTurnTrace);
+    return this.#read(async () => {
+      const docs = await this.#ctx.traces
+        .find(tracePage(filter, page), pageOptions(TRACE_ORDER, page.take))
+        .toArray();
+      return docs.map(toTurnTrace);
+    });
   }
 
   /**
@@ -217,15 +222,17 @@ export class MongoMessageStore extends MessageStore {
    * core's `summarizeTraces`, so results equal every other adapter's exactly. Not a server-side
    * `$group`: see the README.
    */
-  protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    const docs = await this.#ctx.traces
-      .find(usageFilter(query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
-      .toArray();
-    return summarizeTraces(docs.map(toTurnTrace), query);
+  protected _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.#read(async () => {
+      const docs = await this.#ctx.traces
+        .find(usageFilter(query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
+        .toArray();
+      return summarizeTraces(docs.map(toTurnTrace), query);
+    });
   }
 
   protected _deleteUserData(userId: string): Promise<DeletedCounts> {
-    return deleteUserCascade(this.#ctx, userId);
+    return this.#write(() => deleteUserCascade(this.#ctx, userId));
   }
 
   protected async _close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { type Conversation, type ConversationRecord, StorageError } from "@message-store/core";
 import type { MongoContext } from "./collections.js";
+import { assertConversationFits } from "./document-size.js";
 import { conversationFields } from "./documents.js";
 import { isDuplicateKey } from "./errors.js";
 
@@ -28,6 +29,7 @@ export async function upsertConversation(
   record: ConversationRecord,
 ): Promise<Conversation> {
   const fields = conversationFields(record);
+  assertConversationFits(record.id, fields, ctx.maxDocumentBytes);
   const updatedAt = record.updatedAt;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {

@@ -1,6 +1,7 @@
 import { IntegrityError, type Message, StorageError } from "@message-store/core";
 import type { AnyBulkWriteOperation, ClientSession } from "mongodb";
 import { inTransaction, type MongoContext } from "./collections.js";
+import { assertMessageFits } from "./document-size.js";
 import { type MessageDoc, messageFields } from "./documents.js";
 import { isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
 import {
@@ -33,6 +34,12 @@ const MAX_SEQUENCE_ATTEMPTS = 20;
  *    a written batch that collided, the activity is checked against the newest stored message.
  */
 export async function writeMessages(ctx: MongoContext, messages: Message[]): Promise<void> {
+  // Every document is built (and its size checked) before the first round trip.
+  const bodies = messages.map((m) => {
+    const fields = messageFields(m);
+    assertMessageFits(m, fields, ctx.maxDocumentBytes);
+    return fields;
+  });
   const groups = groupByConversation(messages);
   if (!ctx.transactions && messages.length > 1) await assertNoneMoves(ctx, messages);
   const reservations: Reservation[] = [];
@@ -55,7 +62,7 @@ export async function writeMessages(ctx: MongoContext, messages: Message[]): Pro
       if (!ordered) continue;
       maybePartial ||= !ctx.transactions && messages.length > 1;
       try {
-        await writeAttempt(ctx, messages, blocks);
+        await writeAttempt(ctx, messages, bodies, blocks);
         written = true;
       } catch (error) {
         if (!isSequenceConflict(error)) throw error;
@@ -110,13 +117,14 @@ async function reserveAll(
 async function writeAttempt(
   ctx: MongoContext,
   messages: Message[],
+  bodies: MessageBody[],
   blocks: Reservation[],
 ): Promise<void> {
   const next = new Map(blocks.map((r) => [r.conversationId, r.firstSequence]));
-  const ops = messages.map((m) => {
+  const ops = messages.map((m, i) => {
     const sequence = next.get(m.conversationId)!;
     next.set(m.conversationId, sequence + 1);
-    return upsert(m, sequence);
+    return upsert(m, bodies[i]!, sequence);
   });
   try {
     await write(ctx, ops).catch((error: unknown) => {
@@ -159,12 +167,13 @@ function groupByConversation(messages: Message[]): Map<string, Group> {
 }
 
 type Upsert = AnyBulkWriteOperation<MessageDoc> & { updateOne: object };
+type MessageBody = ReturnType<typeof messageFields>;
 
-function upsert(m: Message, sequence: number): Upsert {
+function upsert(m: Message, body: MessageBody, sequence: number): Upsert {
   return {
     updateOne: {
       filter: { _id: m.id, conversationId: m.conversationId },
-      update: { $set: messageFields(m), $setOnInsert: { sequence } },
+      update: { $set: body, $setOnInsert: { sequence } },
       upsert: true,
     },
   };

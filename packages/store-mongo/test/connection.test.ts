@@ -126,6 +126,7 @@ describe("configuration", () => {
       uri: "mongodb://h",
       db: "x",
       server_selection_timeout_ms: 10_000,
+      operation_timeout_ms: 30_000,
     });
     expect(MongoConfigSchema.safeParse({ uri: "mongodb+srv://h.example/x", db: "x" }).success).toBe(
       true,

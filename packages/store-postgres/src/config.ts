@@ -26,6 +26,19 @@ function dsnProblem(dsn: string): string | null {
     : "must use the postgres:// or postgresql:// scheme";
 }
 
+/**
+ * Why `schema` may not hold the store's tables, or `null`: PostgreSQL reserves `pg_*` names for
+ * its system schemas (`pg_catalog`, `pg_toast`, `pg_temp_*`), and `pg_dump` leaves
+ * `information_schema` out of every backup, so tables there would silently be lost. Compared
+ * without case: a quoted `"PG_Catalog"` would be legal but only confuses.
+ */
+function systemSchemaProblem(schema: string): string | null {
+  const lower = schema.toLowerCase();
+  return lower.startsWith("pg_") || lower === "information_schema"
+    ? `"${schema}" is a PostgreSQL system schema (pg_* and information_schema are reserved, and pg_dump leaves information_schema out of backups); choose another schema`
+    : null;
+}
+
 const isPool = (v: unknown): v is pg.Pool =>
   typeof v === "object" &&
   v !== null &&
@@ -57,14 +70,23 @@ export const PostgresConfigSchema = z
     schema: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, "schema must be a plain SQL identifier")
+      .superRefine((schema, ctx) => {
+        const problem = systemSchemaProblem(schema);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
       .optional(),
-    /** Server-side `statement_timeout` of every connection of the store's own pool, in ms (default none). */
-    statement_timeout_ms: Positive.optional(),
+    /**
+     * Server-side `statement_timeout` (and `idle_in_transaction_session_timeout`) of every
+     * connection of the store's own pool, in ms; 0 sets none. Default 30000 (see
+     * {@link callTimeouts}).
+     */
+    statement_timeout_ms: NonNegative.optional(),
     /** How long to wait for a connection, or for a free pooled one, in ms (default 10000). */
     connect_timeout_ms: Positive.default(10_000),
     /**
-     * Client-side limit for one query, in ms, so a frozen server or a partition cannot hang a
-     * call (default `statement_timeout_ms` + 5000, else 60000). Pools the store creates only.
+     * How long the store waits for the server's answer to one statement, in ms, before it
+     * cancels the statement on the server (default `statement_timeout_ms` + 5000, or 60000
+     * without a server-side timeout; see {@link callTimeouts}).
      */
     query_timeout_ms: Positive.optional(),
   })
@@ -74,11 +96,41 @@ export const PostgresConfigSchema = z
   )
   .refine((c) => c.pool_min <= c.pool_max, "pool_min must not exceed pool_max")
   .refine(
-    (c) => c.pool === undefined || (c.statement_timeout_ms ?? c.query_timeout_ms) === undefined,
-    "statement_timeout_ms and query_timeout_ms apply to pools the store creates from a dsn; set statement_timeout/query_timeout on your own pool instead",
+    (c) => c.pool === undefined || c.statement_timeout_ms === undefined,
+    "statement_timeout_ms applies to pools the store creates from a dsn; set statement_timeout on your own pool instead",
   );
 
 /** What `PostgresMessageStore.open` and `MessageStore.initialize({ storage: "postgres", … })` accept. */
 export type PostgresStoreConfig = z.input<typeof PostgresConfigSchema>;
 /** The configuration with every default filled. */
 export type ResolvedPostgresConfig = z.output<typeof PostgresConfigSchema>;
+
+/** Default server-side `statement_timeout` of the store's own pool, in ms. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** How much longer than the server-side timeout the store waits before it cancels, in ms. */
+const QUERY_TIMEOUT_MARGIN_MS = 5_000;
+/** The store's wait for an answer when there is no server-side timeout, in ms. */
+const QUERY_TIMEOUT_WITHOUT_STATEMENT_TIMEOUT_MS = 60_000;
+
+/**
+ * How long a call may take, with the defaults filled: the server-side `statement_timeout`
+ * (`null`: none; always `null` on a caller's pool, whose settings are its own) and the store's
+ * own wait for an answer (`query_timeout_ms`), which exceeds the former by 5 s so that a slow
+ * statement on a healthy server ends with the server's own cancellation first.
+ */
+export function callTimeouts(config: ResolvedPostgresConfig): {
+  statementTimeoutMs: number | null;
+  queryTimeoutMs: number;
+} {
+  const statement =
+    config.pool === undefined ? (config.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS) : 0;
+  const statementTimeoutMs = statement > 0 ? statement : null;
+  return {
+    statementTimeoutMs,
+    queryTimeoutMs:
+      config.query_timeout_ms ??
+      (statementTimeoutMs === null
+        ? QUERY_TIMEOUT_WITHOUT_STATEMENT_TIMEOUT_MS
+        : statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS),
+  };
+}

@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   ConnectionError,
   IntegrityError,
   isMessageStoreError,
@@ -37,11 +38,65 @@ const SERVER_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "53300", "3D
 const CONNECTION_MESSAGES =
   /connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|connection error|pool after calling end|ECONNREFUSED|getaddrinfo|invalid url|socket|query read timeout/i;
 
+/**
+ * Logins the server refused for a reason that retrying cannot fix, with what to check: 28P01
+ * (wrong password), the rest of class 28 (no such role, no `pg_hba.conf` entry), 3D000 (no such
+ * database).
+ */
+const REFUSED_LOGIN: [RegExp, string][] = [
+  [/^28P01$/, "check the DSN's user and password"],
+  [/^28/, "check the DSN's user and the server's pg_hba.conf"],
+  [/^3D000$/, "check the DSN's database name"],
+];
+
+/** Node's codes for a TLS certificate the client refused (`sslmode=verify-full` & co.). */
+const CERTIFICATE_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "CERT_REVOKED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/**
+ * What is wrong when the server was reached but the connection cannot work as configured, or
+ * `null`: a refused login, SSL required by the DSN but not offered by the server, a password the
+ * server asks for and the DSN lacks, a certificate the client refuses. Retrying cannot help, so
+ * these are `ConfigurationError`, not `ConnectionError`. Server messages name the user or
+ * database, never the password.
+ */
+function configurationProblem(error: unknown): string | null {
+  const code = codeOf(error);
+  const message = messageOf(error);
+  if (code !== undefined) {
+    const hint = REFUSED_LOGIN.find(([pattern]) => pattern.test(code))?.[1];
+    if (hint) return `connected, but the login was refused: ${message} (${code}); ${hint}`;
+    if (CERTIFICATE_CODES.has(code)) {
+      return `connected, but the server's TLS certificate was refused (${code}): ${message}; check the DSN's sslmode and sslrootcert`;
+    }
+  }
+  if (/server does not support SSL/i.test(message)) {
+    return "connected, but the server does not support SSL, which the DSN's sslmode requires";
+  }
+  if (/client password must be a string|password must be a string/i.test(message)) {
+    return "connected, but the server asks for a password and the DSN gives none";
+  }
+  return null;
+}
+
 /** Query was cancelled: `statement_timeout` fired (or an operator cancelled it). */
 const QUERY_CANCELED = "57014";
 
-/** Resource problems on the server: disk full, out of memory, too many files, read-only. */
-const STORAGE_CODES = new Set(["53100", "53200", "53400", "25006", "58030"]);
+/**
+ * Resource problems on the server: disk full, out of memory, too many files, read-only, a value
+ * over a size limit (54000, e.g. a batch whose jsonb exceeds 256 MiB).
+ */
+const STORAGE_CODES = new Set(["53100", "53200", "53400", "25006", "58030", "54000"]);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -98,9 +153,10 @@ function describeIntegrity(error: { code?: string; constraint?: string; detail?:
 /**
  * Maps anything `pg` throws to core's errors (the store's `mapError`, and the migration runner,
  * which runs outside the store's calls): integrity violations (23503, 23505 and this
- * package's own MS001/MS002) to `IntegrityError`; unreachable or lost server, bad DSN and
- * statement timeout (57014) to `ConnectionError` (which redacts passwords); everything else to
- * `StorageError`. Errors that already are core's pass through.
+ * package's own MS001/MS002) to `IntegrityError`; a refused login, missing database or SSL
+ * mismatch to `ConfigurationError`; unreachable or lost server, bad DSN and statement timeout
+ * (57014) to `ConnectionError` (both redact passwords); everything else to `StorageError`.
+ * Errors that already are core's pass through.
  */
 export function toStoreError(error: unknown): MessageStoreError {
   if (isMessageStoreError(error)) return error;
@@ -115,6 +171,8 @@ export function toStoreError(error: unknown): MessageStoreError {
   if (code === "23503" || code === "23505") {
     return new IntegrityError(describeIntegrity(error as { code?: string }), options);
   }
+  const misconfigured = configurationProblem(error);
+  if (misconfigured !== null) return new ConfigurationError(misconfigured, options);
   if (code === QUERY_CANCELED) {
     return new ConnectionError(
       `the statement was cancelled, usually by statement_timeout_ms: ${messageOf(error)}`,

@@ -2,8 +2,8 @@ import { ConfigurationError } from "@message-store/core";
 import type pg from "pg";
 import { columnTypes } from "./column-types.js";
 import { ADAPTER } from "./config.js";
+import type { Queryable } from "./connection/statement-runner.js";
 import { isConnectionFailure, toStoreError } from "./errors.js";
-import type { Queryable } from "./run-query.js";
 import { functionsChecksum, functionsSql } from "./sql/functions.js";
 import { MIGRATIONS, type Migration, migrationSql } from "./sql/migrations.js";
 import { quoteIdent } from "./sql/quote.js";
@@ -79,11 +79,17 @@ export function migrate(pool: Queryable, schema: string): Promise<void> {
   return applySchema(pool, schema, packagePlan());
 }
 
-/** {@link migrate} with any plan: the runner itself, tested with plans of future versions. */
+/**
+ * {@link migrate} with any plan: the runner itself, tested with plans of future versions.
+ * `queryTimeoutMs` bounds each statement on the client (the store passes its `query_timeout_ms`,
+ * so that opening against a frozen server fails instead of hanging); a statement it abandons is
+ * harmless here, since the steps are recorded in the same transaction and re-checked next time.
+ */
 export async function applySchema(
   pool: Queryable,
   schema: string,
   plan: SchemaPlan,
+  options: { queryTimeoutMs?: number | null } = {},
 ): Promise<void> {
   const latest = Math.max(0, ...plan.migrations.map((m) => m.version));
   const sql = migrationSql(schema);
@@ -98,8 +104,9 @@ export async function applySchema(
     broken ??= error;
   };
   client.on("error", onError);
+  const timeout = options.queryTimeoutMs ?? undefined;
   const query = (text: string, values?: unknown[]) =>
-    client.query({ text, values, types: columnTypes });
+    client.query({ text, values, types: columnTypes, query_timeout: timeout } as pg.QueryConfig);
   const readState = async () => {
     const state = stateOf((await query(sql.state)).rows);
     if (state.newest > latest) {

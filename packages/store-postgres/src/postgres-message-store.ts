@@ -24,11 +24,13 @@ import {
   type SequencedMessage,
   type TraceKey,
 } from "@message-store/core/adapter";
-import type pg from "pg";
-import { ADAPTER, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
-import { createPool } from "./create-pool.js";
+import pg from "pg";
+import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
+import { BackendReaper } from "./connection/backend-reaper.js";
+import { createPool, endPool } from "./connection/create-pool.js";
+import { StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
-import { migrate } from "./migrate.js";
+import { applySchema, packagePlan } from "./migrate.js";
 import { encodeText } from "./nul-codec.js";
 import {
   conversationParams,
@@ -41,7 +43,6 @@ import {
   toUsageSums,
   traceParams,
 } from "./row-mapping.js";
-import { runQuery } from "./run-query.js";
 import { createQueries, type Queries } from "./sql/queries.js";
 
 const HOUR_MS = 3_600_000;
@@ -55,14 +56,26 @@ export interface PostgresStoreOptions {
   ownsPool: boolean;
   /** Schema holding the tables (default `public`). */
   schema?: string;
+  /**
+   * How long to wait for the answer to one statement before cancelling it on the server, in ms
+   * (`query_timeout_ms`; default 60000). `null`: wait as long as it takes.
+   */
+  queryTimeoutMs?: number | null;
+}
+
+/** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
+function clientClassOf(pool: pg.Pool): typeof pg.Client {
+  const Client = (pool as { Client?: unknown }).Client;
+  return typeof Client === "function" ? (Client as typeof pg.Client) : pg.Client;
 }
 
 /**
  * The PostgreSQL message store. Open it with `MessageStore.initialize({ storage: "postgres", … })`
  * or {@link PostgresMessageStore.open}; both return a store that is connected and migrated.
  *
- * Every contract call is one statement on one pooled connection (one round trip); batches and
- * deletions are atomic because each is a single statement.
+ * Every contract call is one statement on one pooled connection; batches and deletions are
+ * atomic because each is a single statement. A write commits only when its answer arrived within
+ * `query_timeout_ms`: one that rejects was not stored (see the README's "Timeouts").
  */
 export class PostgresMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
@@ -71,6 +84,7 @@ export class PostgresMessageStore extends MessageStore {
   readonly schema: string;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
+  readonly #runner: StatementRunner;
   readonly #q: Queries;
   readonly #tables: { conversations: string; messages: string; traces: string };
 
@@ -78,7 +92,8 @@ export class PostgresMessageStore extends MessageStore {
    * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
    * ignored), connects, creates or upgrades the schema and resolves to a ready store. Throws
    * `ConfigurationError` for a bad config (before any I/O), an unsupported server or a schema of
-   * a newer package, and `ConnectionError` (without the password) when the server cannot be
+   * a newer package, a login the server refuses (wrong password, missing role or database, SSL
+   * the server lacks), and `ConnectionError` (without the password) when the server cannot be
    * reached within `connect_timeout_ms`.
    */
   static async open(
@@ -87,9 +102,15 @@ export class PostgresMessageStore extends MessageStore {
     const resolved = parseConfig(PostgresConfigSchema, config, ADAPTER);
     const ownsPool = resolved.pool === undefined;
     const pool = resolved.pool ?? createPool({ ...resolved, dsn: resolved.dsn! });
-    const store = new PostgresMessageStore({ pool, ownsPool, schema: resolved.schema });
+    const { queryTimeoutMs } = callTimeouts(resolved);
+    const store = new PostgresMessageStore({
+      pool,
+      ownsPool,
+      schema: resolved.schema,
+      queryTimeoutMs,
+    });
     try {
-      await migrate(pool, store.schema);
+      await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
     } catch (error) {
       await store.close();
       throw error;
@@ -102,6 +123,12 @@ export class PostgresMessageStore extends MessageStore {
     super();
     this.#pool = options.pool;
     this.#ownsPool = options.ownsPool;
+    const poolOptions = (options.pool as { options?: pg.ClientConfig }).options ?? null;
+    this.#runner = new StatementRunner(
+      options.pool,
+      options.queryTimeoutMs === undefined ? 60_000 : options.queryTimeoutMs,
+      new BackendReaper(clientClassOf(options.pool), poolOptions),
+    );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
     this.#tables = {
@@ -117,11 +144,15 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   #rows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return runQuery(this.#pool, text, values).then((r) => r.rows);
+    return this.#runner.read(text, values).then((r) => r.rows);
+  }
+
+  #written(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    return this.#runner.write(text, values).then((r) => r.rows);
   }
 
   protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
-    const [row] = await this.#rows(this.#q.upsertConversation, conversationParams(c));
+    const [row] = await this.#written(this.#q.upsertConversation, conversationParams(c));
     return toConversation(row!, this.#tables.conversations);
   }
 
@@ -149,16 +180,16 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _deleteConversation(id: string): Promise<boolean> {
-    const result = await runQuery(this.#pool, this.#q.deleteConversation, [encodeText(id)]);
+    const result = await this.#runner.write(this.#q.deleteConversation, [encodeText(id)]);
     return (result.rowCount ?? 0) > 0;
   }
 
   protected async _storeMessages(messages: Message[]): Promise<Message[]> {
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     if (messages.length === 1) {
-      await runQuery(this.#pool, this.#q.putMessage, [messageParam(messages[0]!)]);
+      await this.#runner.write(this.#q.putMessage, [messageParam(messages[0]!)]);
     } else {
-      await runQuery(this.#pool, this.#q.putMessages, [messageBatchParam(messages)]);
+      await this.#runner.write(this.#q.putMessages, [messageBatchParam(messages)]);
     }
     // The batch is stored exactly as given (the codec is lossless); reading it back would cost
     // a second round trip for identical data.
@@ -171,7 +202,7 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
-    const [row] = await this.#rows(this.#q.flagMessage, [encodeText(id), flagged]);
+    const [row] = await this.#written(this.#q.flagMessage, [encodeText(id), flagged]);
     return row ? toMessage(row, this.#tables.messages) : null;
   }
 
@@ -190,7 +221,7 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    const [row] = await this.#rows(this.#q.upsertTrace, traceParams(trace));
+    const [row] = await this.#written(this.#q.upsertTrace, traceParams(trace));
     const found = row?.message_conversation_id as string | null | undefined;
     if (Number(row?.written) === 1) return trace;
     const why =
@@ -222,7 +253,7 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _deleteUserData(userId: string): Promise<DeletedCounts> {
-    const [row] = await this.#rows(this.#q.deleteUserData, [encodeText(userId)]);
+    const [row] = await this.#written(this.#q.deleteUserData, [encodeText(userId)]);
     return {
       conversations: Number(row?.deleted_conversations ?? 0),
       messages: Number(row?.deleted_messages ?? 0),
@@ -242,7 +273,8 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _close(): Promise<void> {
-    if (this.#ownsPool) await this.#pool.end();
+    this.#runner.close();
+    if (this.#ownsPool) await endPool(this.#pool);
   }
 
   /** `pg`'s errors as core's: see `toStoreError`. */

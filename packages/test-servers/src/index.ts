@@ -24,4 +24,5 @@ export {
 } from "./jongodb.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
+export { TcpProxy } from "./tcp-proxy.js";
 export { createTestDatabase, dropTestDatabase } from "./test-databases.js";

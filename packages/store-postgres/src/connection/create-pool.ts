@@ -1,0 +1,68 @@
+import pg from "pg";
+import { callTimeouts, type ResolvedPostgresConfig } from "../config.js";
+import { END_GRACE_MS } from "./backend-reaper.js";
+import { within } from "./timing.js";
+
+/** The `application_name` of the store's own connections, as `pg_stat_activity` shows it. */
+export const APPLICATION_NAME = "message-store";
+
+/** The connections of each pool made here, so that ending it can drop those the server never closes. */
+const connectionsOf = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
+
+/**
+ * The pool a store owns when it is given a `dsn`: `pool_min`/`pool_max` as the pool's
+ * `min`/`max`, `connect_timeout_ms` as `connectionTimeoutMillis` (a connection attempt, and a wait
+ * for a free pooled connection, fails after it), `statement_timeout_ms` (default 30 s) as the
+ * server-side `statement_timeout` and `idle_in_transaction_session_timeout` of every connection,
+ * TCP keepalive after 10 s so a dead peer is noticed. No client-side `query_timeout`: the store
+ * enforces `query_timeout_ms` itself, cancelling on the server (see `StatementRunner`), since
+ * `pg`'s own read timeout abandons a statement that then still runs, and commits, on the server.
+ */
+export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg.Pool {
+  const { statementTimeoutMs } = callTimeouts(config);
+  const options: pg.PoolConfig = {
+    connectionString: config.dsn,
+    min: config.pool_min,
+    max: config.pool_max,
+    connectionTimeoutMillis: config.connect_timeout_ms,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    application_name: APPLICATION_NAME,
+  };
+  if (statementTimeoutMs !== null) {
+    options.statement_timeout = statementTimeoutMs;
+    // A write waits for the store's commit between its result and the Sync; a client that
+    // vanished there would otherwise hold its locks until TCP keepalive gives up on it.
+    options.idle_in_transaction_session_timeout = statementTimeoutMs;
+  }
+  const pool = new pg.Pool(options);
+  // An idle pooled connection that dies (server restart) is emitted here; without a listener
+  // Node would crash. The pool has already discarded it and the next query reconnects.
+  pool.on("error", () => {});
+  const clients = new Set<pg.PoolClient>();
+  pool.on("connect", (client) => clients.add(client as pg.PoolClient));
+  pool.on("remove", (client) => clients.delete(client as pg.PoolClient));
+  connectionsOf.set(pool, clients);
+  return pool;
+}
+
+/**
+ * Ends a pool the store owns. `pool.end()` only says goodbye (Terminate) and forgets each
+ * connection; a socket the server never closes (frozen, partitioned) would stay open and keep the
+ * process alive. For a pool made by {@link createPool} this waits up to {@link END_GRACE_MS} for
+ * the server to close them, then drops the rest, so it resolves in bounded time with no socket
+ * left open.
+ */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  const clients = connectionsOf.get(pool);
+  await pool.end();
+  if (!clients || clients.size === 0) return;
+  const closed = new Promise<void>((resolve) => {
+    pool.on("remove", () => {
+      if (clients.size === 0) resolve();
+    });
+  });
+  if ((await within(closed, END_GRACE_MS)) === "late") {
+    for (const client of clients) client.connection.stream.destroy();
+  }
+}

@@ -1,0 +1,194 @@
+import { ConnectionError } from "@message-store/core";
+import pg from "pg";
+import { columnTypes } from "../column-types.js";
+import { isConnectionFailure, toStoreError } from "../errors.js";
+import type { BackendReaper, Retiree } from "./backend-reaper.js";
+import { sendCancelRequest } from "./cancel-request.js";
+import { DeferredCommitQuery } from "./deferred-commit-query.js";
+import { within } from "./timing.js";
+
+/**
+ * How long the store waits, after it asked the server to cancel a statement, for the statement's
+ * outcome (its result, or the cancellation error) before it drops the connection, in ms.
+ */
+export const CANCEL_GRACE_MS = 2_000;
+
+/** The part of `pg.Pool` the store uses; any pg-compatible pool works. */
+export type Queryable = Pick<pg.Pool, "connect">;
+
+/** What `pg.Client` knows about its backend (set at connect; not in `@types/pg`). */
+interface ClientInternals {
+  processID?: number | null;
+  secretKey?: number | null;
+  host?: string;
+  port?: number;
+}
+
+type Outcome<R extends pg.QueryResultRow> =
+  | { error: Error; result?: undefined }
+  | { error?: undefined; result: pg.QueryResult<R> };
+
+/**
+ * Errors after which the server may still be running the backend: the client gave up on its own
+ * (a caller's pool with `query_timeout`) or TCP keepalive declared the peer dead. A connection the
+ * server closed or reset needs no cleanup.
+ */
+function mayOutliveClient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ETIMEDOUT" || /query read timeout/i.test(String((error as Error)?.message));
+}
+
+/**
+ * Runs each statement on one pooled connection and makes a rejected write one that never
+ * commits. Reads are plain statements. Writes commit only when the store sends the Sync after
+ * their result (see {@link DeferredCommitQuery}), so the outcome a caller sees is the outcome:
+ *
+ * - The answer arrives within `queryTimeoutMs`: the write commits and resolves, or its error
+ *   rejects (nothing stored).
+ * - No answer by then: the store asks the server to cancel the statement (a CancelRequest on a
+ *   connection of its own) and waits up to {@link CANCEL_GRACE_MS} more for the outcome. A
+ *   statement that finished meanwhile commits and resolves; a cancelled one rejects with
+ *   `ConnectionError`, nothing stored.
+ * - Still no answer (a frozen or unreachable server): the store drops the connection without
+ *   having sent the Sync, so the server can only roll the write back, and rejects with
+ *   `ConnectionError`. The connection's pool slot stays occupied until the backend is gone
+ *   (see {@link BackendReaper}), so the server never holds more than `pool_max` of them.
+ *
+ * The only rejection whose write may have been stored: the connection was lost (or the server
+ * stopped answering) after the Sync was sent, while the commit itself was in flight; its message
+ * says so. Errors other than the store's own are the driver's: the store's `mapError` maps them.
+ */
+export class StatementRunner {
+  readonly #pool: Queryable;
+  readonly #queryTimeoutMs: number | null;
+  readonly #reaper: BackendReaper;
+
+  constructor(pool: Queryable, queryTimeoutMs: number | null, reaper: BackendReaper) {
+    this.#pool = pool;
+    this.#queryTimeoutMs = queryTimeoutMs;
+    this.#reaper = reaper;
+  }
+
+  /** A statement that changes nothing: committed by `pg` as usual. */
+  read<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    return this.#run<R>(text, values, false);
+  }
+
+  /** A statement that writes: committed only if its answer arrived in time. */
+  write<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    return this.#run<R>(text, values, true);
+  }
+
+  /** Stops holding connections back (the store is closing); see {@link BackendReaper.close}. */
+  close(): void {
+    this.#reaper.close();
+  }
+
+  async #run<R extends pg.QueryResultRow>(
+    text: string,
+    values: readonly unknown[],
+    write: boolean,
+  ): Promise<pg.QueryResult<R>> {
+    const client = await this.#pool.connect().catch((error: unknown) => {
+      // No connection, nothing sent: say so for writes (a refused login stays the driver's
+      // error, which `mapError` turns into a ConfigurationError).
+      if (!write || toStoreError(error).code !== "CONNECTION") throw error;
+      throw new ConnectionError(
+        `cannot reach PostgreSQL: ${(error as Error).message}; the write was not sent, nothing was stored`,
+        { cause: error },
+      );
+    });
+    let broken: unknown;
+    // An idle-time socket error would otherwise be emitted with no listener and crash the process.
+    const onError = (error: unknown) => {
+      broken ??= error;
+    };
+    client.on("error", onError);
+    let committing = false;
+    let abandoned = false;
+    const config = { text, values: values as unknown[], types: columnTypes };
+    const query = write
+      ? new DeferredCommitQuery(config, (q) => {
+          if (abandoned) return;
+          committing = true;
+          q.commit();
+        })
+      : new pg.Query(config);
+    const outcome = new Promise<Outcome<R>>((resolve) => {
+      (query as { callback?: unknown }).callback = (
+        error: Error | null,
+        result: pg.QueryResult<R>,
+      ) => resolve(error ? { error } : { result });
+    });
+    client.query(query);
+
+    let settled = await within(outcome, this.#queryTimeoutMs);
+    let cancel: Promise<boolean> | null = null;
+    if (settled === "late") {
+      // A commit in flight cannot be cancelled; anything else is asked to stop.
+      const key = committing ? null : backendKeyOf(client);
+      if (key) cancel = sendCancelRequest(key, CANCEL_GRACE_MS);
+      settled = await within(outcome, CANCEL_GRACE_MS);
+      if (settled === "late") {
+        abandoned = true;
+        client.off("error", onError);
+        this.#reaper.drop(retireeOf(client));
+        throw this.#unanswered(write, committing);
+      }
+    }
+    // Answered. A cancel request still on its way could hit the connection's next statement;
+    // unless the server confirmed it, the connection is not reused.
+    const cancelled = cancel === null || (await cancel);
+    const { error, result } = settled;
+    if (error && isConnectionFailure(error)) broken ??= error;
+    client.off("error", onError);
+    if (broken !== undefined && mayOutliveClient(broken)) this.#reaper.drop(retireeOf(client));
+    else if (broken !== undefined) client.release(broken instanceof Error ? broken : true);
+    else if (!cancelled) this.#reaper.end(retireeOf(client));
+    else client.release();
+    if (error === undefined) return result;
+    if (cancel !== null && (error as { code?: unknown }).code === "57014") {
+      throw new ConnectionError(
+        `no answer within query_timeout_ms (${this.#queryTimeoutMs} ms): the statement was cancelled on the server${write ? "; nothing was stored" : ""}`,
+        { cause: error },
+      );
+    }
+    if (write && broken !== undefined) {
+      throw new ConnectionError(
+        committing
+          ? `the connection was lost while the write was committing; it may or may not have been stored: ${error.message}`
+          : `the connection was lost before the write was committed; nothing was stored: ${error.message}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+
+  #unanswered(write: boolean, committing: boolean): ConnectionError {
+    const waited = `PostgreSQL did not answer within query_timeout_ms (${this.#queryTimeoutMs} ms) + ${CANCEL_GRACE_MS} ms`;
+    if (!write) return new ConnectionError(`${waited}; the connection was dropped`);
+    return new ConnectionError(
+      committing
+        ? `${waited} while the write was committing; it may or may not have been stored`
+        : `${waited}; the connection was dropped before the commit, so nothing was stored`,
+    );
+  }
+}
+
+function backendKeyOf(client: pg.PoolClient): Retiree["key"] {
+  const c = client as unknown as ClientInternals;
+  if (typeof c.processID !== "number" || typeof c.secretKey !== "number") return null;
+  if (typeof c.host !== "string" || typeof c.port !== "number") return null;
+  return { host: c.host, port: c.port, pid: c.processID, secretKey: c.secretKey };
+}
+
+function retireeOf(client: pg.PoolClient): Retiree {
+  const port = (client.connection?.stream as { localPort?: number } | undefined)?.localPort;
+  return { client, key: backendKeyOf(client), localPort: typeof port === "number" ? port : null };
+}
