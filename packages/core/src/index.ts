@@ -14,6 +14,7 @@ export {
 export {
   LOOKUP_MESSAGE_DESCRIPTION,
   LOOKUP_MESSAGE_TOOL,
+  type LookupMessageInput,
   type LookupMessageResult,
   type LookupScope,
   lookupMessage,

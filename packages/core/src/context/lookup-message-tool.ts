@@ -9,15 +9,28 @@ export const LOOKUP_MESSAGE_DESCRIPTION =
   "Returns the full text of an earlier message of this conversation that was shown truncated. " +
   "Call it with the id named in the truncation hint.";
 
-/** The tool's input as a plain JSON schema (usable with OpenAI `strict` mode and AI SDK `jsonSchema`). */
-export const lookupMessageParameters = {
+/** What the model passes to the tool. */
+export interface LookupMessageInput {
+  id: string;
+}
+
+/**
+ * The tool's input as a plain JSON schema: OpenAI `strict` mode accepts it, and the AI SDK takes
+ * it as `jsonSchema<LookupMessageInput>(lookupMessageParameters)`.
+ */
+export const lookupMessageParameters: {
+  type: "object";
+  properties: { id: { type: "string"; description: string } };
+  required: string[];
+  additionalProperties: false;
+} = {
   type: "object",
   properties: {
     id: { type: "string", description: "The message id named in the truncation hint." },
   },
   required: ["id"],
   additionalProperties: false,
-} as const;
+};
 
 /**
  * The tool as an OpenAI Chat Completions function tool (`tools: [lookupMessageToolDefinition]`).
