@@ -44,10 +44,14 @@ export function makeConversation(id: string, userId: string, agentId: string): C
   return {
     id,
     userId,
+    tenantId: null,
     agentId,
     title: `Conversation ${id}`,
+    description: null,
+    status: "active",
     createdAt: BASE_TIME,
     updatedAt: BASE_TIME,
+    deletedAt: null,
     tags: ["bench"],
     metadata: { source: "bench", channel: "web" },
   };
@@ -68,6 +72,7 @@ export function makeMessage(
     id,
     conversationId,
     userId,
+    tenantId: null,
     role: assistant ? "assistant" : "user",
     originalContent: text(random, assistant ? 300 : 150, assistant ? 700 : 400),
     enhancedMessage: null,
@@ -95,8 +100,13 @@ export function makeMessage(
       : [],
     toolCallId: null,
     toolName: null,
+    toolArguments: null,
+    tags: [],
     metadata: { source: "bench", turn: n >> 1 },
+    traceId: null,
+    spanId: null,
     embedding: null,
+    deletedAt: null,
   };
 }
 
@@ -110,6 +120,7 @@ export function makeTrace(id: string, message: Message, agentId: string, n: numb
     conversationId: message.conversationId,
     agentId,
     userId: message.userId,
+    tenantId: null,
     timestamp: message.timestamp,
     totalTokens: promptTokens + completionTokens + 150,
     totalLatencyMs: 900 + (n % 700),
@@ -158,6 +169,7 @@ export function makeTrace(id: string, message: Message, agentId: string, n: numb
     errors: [],
     reasoningSteps: ["understand the request", "answer"],
     metadata: { source: "bench" },
+    deletedAt: null,
   };
 }
 

@@ -7,14 +7,19 @@ import { compressionSuite } from "./suites/compression.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { contextSuite } from "./suites/context.js";
 import { conversationsSuite } from "./suites/conversations.js";
+import { embeddingQueueSuite } from "./suites/embedding-queue.js";
 import { erasureSuite } from "./suites/erasure.js";
 import { integritySuite } from "./suites/integrity.js";
 import { lifecycleSuite } from "./suites/lifecycle.js";
 import { messagesSuite } from "./suites/messages.js";
 import { orderingSuite } from "./suites/ordering.js";
+import { ownershipSuite } from "./suites/ownership.js";
 import { paginationSuite } from "./suites/pagination.js";
 import { scopedViewSuite } from "./suites/scoped-view.js";
 import { searchSuite } from "./suites/search.js";
+import { sessionSuite } from "./suites/session.js";
+import { softDeleteSuite } from "./suites/soft-delete.js";
+import { tenantsSuite } from "./suites/tenants.js";
 import { tracesSuite } from "./suites/traces.js";
 import { validationSuite } from "./suites/validation.js";
 
@@ -54,5 +59,11 @@ export function describeMessageStoreConformance(options: ConformanceOptions): vo
     erasureSuite(h);
     searchSuite(h);
     compressionSuite(h);
+    // Issue #15: cases an adapter without `softDelete`, `tenants` or `embeddingQueue` skips.
+    softDeleteSuite(h);
+    tenantsSuite(h);
+    ownershipSuite(h);
+    sessionSuite(h);
+    embeddingQueueSuite(h);
   });
 }

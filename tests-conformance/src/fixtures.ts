@@ -100,6 +100,8 @@ export function fullConversation(
   return conversation({
     agentId: "agent-full",
     title: "Order status 📦 — «résumé»",
+    description: "Customer asks where order #42 is.\nSecond line",
+    status: "waiting on customer",
     createdAt: T0 - 5_000,
     updatedAt: T0 - 1_000,
     tags: ["support", "vip", "ünïcödé", "𝕏"],
@@ -150,7 +152,11 @@ export function fullMessage(
     ],
     toolCallId: "call-0",
     toolName: "previous_tool",
+    toolArguments: { orderId: 42, nested: { list: [1, "two", null] } },
+    tags: ["shipping", "ünïcödé"],
     metadata: { source: "agent", scores: [0.25, -1e-7, 1e21], ok: false },
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    spanId: "00f067aa0ba902b7",
     embedding: [0.1 + 0.2, -0.5, 1e-300, 123456.789, 0],
     ...overrides,
   });

@@ -37,10 +37,14 @@ export function syntheticConversation(c: number): ConversationRecord {
   return {
     id: syntheticIds.conversation(c),
     userId: syntheticIds.user(c),
+    tenantId: null,
     agentId: syntheticIds.agent(c),
     title: `Conversation ${c}`,
+    description: null,
+    status: "active",
     createdAt: BASE_TIME,
     updatedAt: BASE_TIME,
+    deletedAt: null,
     tags: ["bench"],
     metadata: { source: "bench" },
   };
@@ -52,6 +56,7 @@ export function syntheticMessage(g: number): Message {
     id: syntheticIds.message(g),
     conversationId: syntheticIds.conversation(c),
     userId: syntheticIds.user(c),
+    tenantId: null,
     role: g % 2 === 0 ? "user" : "assistant",
     originalContent: syntheticContent(g),
     enhancedMessage: null,
@@ -70,8 +75,13 @@ export function syntheticMessage(g: number): Message {
     toolCalls: [],
     toolCallId: null,
     toolName: null,
+    toolArguments: null,
+    tags: [],
     metadata: { source: "bench" },
+    traceId: null,
+    spanId: null,
     embedding: null,
+    deletedAt: null,
   };
 }
 

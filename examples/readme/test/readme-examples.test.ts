@@ -40,6 +40,10 @@ describe("README capability examples", () => {
     expect(blocks.map((b) => b.title)).toEqual([
       "Replay into model SDK formats",
       "Compression on load",
+      "The lookup tool",
+      "Session API",
+      "Embedding worker (where `store.capabilities.embeddingQueue`)",
+      "Soft delete (where `store.capabilities.softDelete`)",
       "Trace analytics",
       "Erasure",
       "Semantic search (where `store.capabilities.semanticSearch`)",

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `@message-store/cli`: the `message-store` command (stats, show, traces, export, import,
- * migrate). Importing the package gives the program builder; running the file runs it.
+ * migrate, embed). Importing the package gives the program builder; running the file runs it.
  * @packageDocumentation
  */
 import { realpathSync } from "node:fs";

@@ -3,8 +3,13 @@ import { compareIds } from "@message-store/core/adapter";
 
 /** `format` of the header line of an export. */
 export const EXPORT_FORMAT = "message-store-export";
-/** Version of the export format this CLI writes and reads. */
-export const EXPORT_VERSION = 1;
+/**
+ * Version of the export format this CLI writes. Version 2 records carry tenants, soft delete and
+ * the message fields of issue #15; version 1 files (without them) are still read, the missing
+ * fields taking their defaults.
+ */
+export const EXPORT_VERSION = 2;
+const READABLE_VERSIONS: readonly unknown[] = [1, 2];
 
 /** Counts of an export, written in its last line so that a truncated file is noticed. */
 export interface ExportCounts {
@@ -82,10 +87,10 @@ export function parseRecord(text: string, line: number): ExportRecord {
           `not a ${EXPORT_FORMAT} file (format ${JSON.stringify(value.format)})`,
         );
       }
-      if (value.version !== EXPORT_VERSION) {
+      if (!READABLE_VERSIONS.includes(value.version)) {
         throw new NdjsonError(
           line,
-          `unsupported export version ${JSON.stringify(value.version)} (this CLI reads ${EXPORT_VERSION})`,
+          `unsupported export version ${JSON.stringify(value.version)} (this CLI reads ${READABLE_VERSIONS.join(" and ")})`,
         );
       }
       return { type: "header", format: EXPORT_FORMAT, version: EXPORT_VERSION };

@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
-import { redactSecrets } from "@message-store/core";
+import { type MessageRole, MessageRoleSchema, redactSecrets } from "@message-store/core";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import packageJson from "../package.json" with { type: "json" };
 import { describeError, ExitCode, exitCodeFor, UsageError } from "./cli-errors.js";
+import { embedCommand } from "./commands/embed.js";
 import { exportCommand } from "./commands/export.js";
 import { importCommand } from "./commands/import.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -41,6 +42,19 @@ function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || n > 65_535)
     throw new InvalidArgumentError("expected a port, 0–65535");
   return n;
+}
+
+const ROLES = new Set(MessageRoleSchema.options);
+
+function roleList(value: string): MessageRole[] {
+  const roles = value.split(",").map((r) => r.trim());
+  const unknown = roles.find((r) => !ROLES.has(r as MessageRole));
+  if (unknown !== undefined || roles.length === 0) {
+    throw new InvalidArgumentError(
+      `expected roles separated by commas, of ${[...ROLES].join(", ")}`,
+    );
+  }
+  return roles as MessageRole[];
 }
 
 function timeArg(value: string): number {
@@ -86,11 +100,12 @@ export function createProgram(io: CliIo): Command {
       "a readable transcript: flagged messages, tool calls and results, trace totals per turn",
     )
     .option("--full", "do not shorten long tool arguments and results")
+    .option("--include-deleted", "show a soft-deleted conversation and soft-deleted messages (✗)")
     .action((id: string, options, command: Command) =>
       showConversationCommand(
         storeFromOptions(command, io.env),
         id,
-        { full: Boolean(options.full) },
+        { full: Boolean(options.full), includeDeleted: Boolean(options.includeDeleted) },
         io,
       ),
     );
@@ -153,6 +168,41 @@ export function createProgram(io: CliIo): Command {
           port: options.port,
           allowWrites: Boolean(options.allowWrites),
           version: packageJson.version,
+        },
+        io,
+      ),
+    );
+
+  addStoreOptions(program.command("embed"))
+    .description(
+      "embed every message pending embedding with your embed(texts) function (safe to run again)",
+    )
+    .requiredOption(
+      "-m, --module <file>",
+      "an ES module exporting `async function embed(texts)` that returns one vector per text",
+    )
+    .option("--batch-size <n>", "texts per embed() call", batchSize, 64)
+    .option("--roles <list>", "roles to embed, comma-separated (default user,assistant)", roleList)
+    .option("--include-flagged", "embed flagged messages too")
+    .option("-u, --user <id>", "only this user's messages")
+    .option("-t, --tenant <id>", "only this tenant's messages")
+    .addOption(
+      new Option("--progress <mode>", "bar, plain lines, or bar only on a terminal")
+        .choices(["auto", "bar", "lines"])
+        .default("auto"),
+    )
+    .action((options, command: Command) =>
+      embedCommand(
+        storeFromOptions(command, io.env),
+        {
+          module: options.module,
+          batchSize: options.batchSize,
+          roles: options.roles,
+          includeFlagged: Boolean(options.includeFlagged),
+          user: options.user,
+          tenant: options.tenant,
+          tty:
+            options.progress === "bar" || (options.progress === "auto" && io.stdout.isTTY === true),
         },
         io,
       ),

@@ -6,17 +6,27 @@ import type {
   TurnTraceQueryInput,
 } from "@message-store/core";
 
+/**
+ * Soft-deleted records too: what exports, imports and migrations copy (a store without soft
+ * delete has none, and ignores the option).
+ */
+export const WITH_DELETED = { includeDeleted: true } as const;
+/** Live records only: what `stats` counts. */
+export const LIVE_ONLY = { includeDeleted: false } as const;
+
 /** Pages of every conversation (or one user's), by id ascending (`listConversations`). */
 export async function* conversationPages(
   store: MessageStore,
   pageSize: number,
   userId?: string,
+  read: { includeDeleted: boolean } = WITH_DELETED,
 ): AsyncGenerator<Conversation[]> {
   let cursor: string | null = null;
   do {
     const page = await store.listConversations({
       limit: pageSize,
       cursor,
+      ...read,
       ...(userId === undefined ? {} : { userId }),
     });
     if (page.items.length > 0) yield page.items;
@@ -24,24 +34,26 @@ export async function* conversationPages(
   } while (cursor !== null);
 }
 
-/** Pages of a conversation's transcript, in transcript order. */
+/** Pages of a conversation's transcript, in transcript order (soft-deleted messages included). */
 export async function* messagePages(
   store: MessageStore,
   conversationId: string,
   pageSize: number,
+  read: { includeDeleted: boolean } = WITH_DELETED,
 ): AsyncGenerator<Message[]> {
   let cursor: string | null = null;
   do {
     const page = await store.getMessagesByConversationId(conversationId, {
       limit: pageSize,
       cursor,
+      ...read,
     });
     if (page.items.length > 0) yield page.items;
     cursor = page.nextCursor;
   } while (cursor !== null);
 }
 
-/** Pages of traces matching `query`, newest first (the store's order). */
+/** Pages of traces matching `query` (soft-deleted ones included unless it says), newest first. */
 export async function* tracePages(
   store: MessageStore,
   query: Omit<TurnTraceQueryInput, "limit" | "cursor">,
@@ -49,7 +61,12 @@ export async function* tracePages(
 ): AsyncGenerator<TurnTrace[]> {
   let cursor: string | null = null;
   do {
-    const page = await store.queryTurnTraces({ ...query, limit: pageSize, cursor });
+    const page = await store.queryTurnTraces({
+      ...WITH_DELETED,
+      ...query,
+      limit: pageSize,
+      cursor,
+    });
     if (page.items.length > 0) yield page.items;
     cursor = page.nextCursor;
   } while (cursor !== null);

@@ -25,7 +25,7 @@ describe("export and import (JSON store)", () => {
 
   it("writes a header, canonical records in a deterministic order and a footer", () => {
     const lines = firstExport.trimEnd().split("\n");
-    expect(lines[0]).toBe('{"type":"header","format":"message-store-export","version":1}');
+    expect(lines[0]).toBe('{"type":"header","format":"message-store-export","version":2}');
     expect(JSON.parse(lines.at(-1)!)).toEqual({ type: "footer", ...dataset.counts });
     const conversationIds = lines
       .map((l) => JSON.parse(l))

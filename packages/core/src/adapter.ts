@@ -23,7 +23,12 @@ export type { FieldCheck } from "./canonical/canonical-object.js";
 export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
 export { parseConfig } from "./factory/parse-config.js";
 export { registerStorage, type StorageAdapter } from "./factory/register-storage.js";
-export { MessageStoreHooks, type SequencedMessage } from "./message-store-hooks.js";
+export {
+  MessageStoreHooks,
+  type ReadRequest,
+  type SequencedMessage,
+  type StoreMessagesOptions,
+} from "./message-store-hooks.js";
 export { CONVERSATION_FIELDS, CONVERSATION_READ_FIELDS } from "./models/conversation.js";
 export { type FieldKind, kindOf, kindsOf, type ModelKinds } from "./models/field-kind.js";
 export { findJsonProblem } from "./models/json.js";

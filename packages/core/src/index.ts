@@ -8,7 +8,25 @@ export {
   type CompressOptions,
   compressionHint,
   compressMessages,
+  DEFAULT_KEEP_CHARS,
+  DEFAULT_MAX_CHARS,
 } from "./context/compress-messages.js";
+export {
+  LOOKUP_MESSAGE_DESCRIPTION,
+  LOOKUP_MESSAGE_TOOL,
+  type LookupMessageInput,
+  type LookupMessageResult,
+  type LookupScope,
+  lookupMessage,
+  lookupMessageParameters,
+  lookupMessageToolDefinition,
+} from "./context/lookup-message-tool.js";
+export {
+  type EmbedFunction,
+  type EmbedPendingOptions,
+  type EmbedProgress,
+  embedPendingMessages,
+} from "./embedding/embed-pending-messages.js";
 export {
   ConfigurationError,
   ConnectionError,
@@ -38,6 +56,7 @@ export {
   type ConversationInput,
   ConversationInputSchema,
   type ConversationRecord,
+  ConversationRecordSchema,
   ConversationSchema,
 } from "./models/conversation.js";
 export {
@@ -63,6 +82,15 @@ export {
 } from "./models/message.js";
 export * from "./models/primitives.js";
 export * from "./models/queries.js";
+export {
+  type EmbeddingUpdate,
+  type EmbeddingUpdateInput,
+  EmbeddingUpdateSchema,
+  type SessionOptions,
+  SessionOptionsSchema,
+  type SessionTurn,
+  SessionTurnSchema,
+} from "./models/session.js";
 export {
   LLMCallPurposeSchema,
   type LLMCallRecord,

@@ -3,22 +3,49 @@ import type { Message, MessageInput } from "./models/message.js";
 import type {
   AgentTraceOptions,
   ContextOptions,
+  ConversationListOptions,
   DeletedCounts,
+  DeleteUserDataOptions,
   ListConversationsOptions,
+  LoadSessionOptions,
+  MessageListOptions,
   Page,
-  PageOptions,
+  PendingEmbeddingsOptions,
+  PurgeOptions,
+  ReadOptions,
   SearchHit,
   SearchQueryInput,
   TurnTraceQueryInput,
   UsageBucket,
   UsageQueryInput,
 } from "./models/queries.js";
+import type { EmbeddingUpdateInput, SessionOptions, SessionTurn } from "./models/session.js";
 import type { TurnTrace, TurnTraceInput } from "./models/turn-trace.js";
 
-/** Optional capabilities; the conformance suite skips (visibly) what an adapter does not declare. */
+/**
+ * Optional capabilities; the conformance suite skips (visibly) what an adapter does not declare,
+ * and core rejects a call that needs an undeclared one with `UnsupportedOperationError` before
+ * any I/O. A flag that is absent counts as `false`.
+ */
 export interface StoreCapabilities {
   /** `searchMessages` is implemented. */
   readonly semanticSearch: boolean;
+  /**
+   * Soft delete: `softDelete*`, `restore*`, `purgeDeleted`, and records written with a
+   * `deletedAt` (import of soft-deleted data). Without it those calls, and writes carrying a
+   * `deletedAt`, reject with `UnsupportedOperationError`, so no soft-deleted data exists.
+   */
+  readonly softDelete?: boolean;
+  /**
+   * Tenants and the ownership rules: records carry `tenantId`, queries filter by it, `forTenant`
+   * works, and every write enforces the ownership and tenancy rules of {@link MessageStoreApi}
+   * inside the write. Without it, writes carrying a `tenantId`, `tenantId` filters and
+   * `forTenant` reject with `UnsupportedOperationError`, and `forUser` checks ownership with a
+   * read before each write.
+   */
+  readonly tenants?: boolean;
+  /** `listPendingEmbeddings`, `setEmbeddings` (and so `embedPendingMessages`) are implemented. */
+  readonly embeddingQueue?: boolean;
 }
 
 /**
@@ -35,39 +62,88 @@ export interface StoreCapabilities {
  *   never make a later page repeat or skip a row that existed when the first page was read.
  * - A lost or unreachable backend rejects with `ConnectionError`; every call after `close()`
  *   rejects with `StoreClosedError`.
+ *
+ * Ownership and tenancy, enforced atomically inside every write (`IntegrityError`, nothing
+ * stored):
+ * - A conversation's `userId` and `tenantId` never change: an upsert with another value is an
+ *   `IntegrityError`. So of two racing creates of one id by different users, one wins.
+ * - A message's `userId` must equal its conversation's; its `tenantId`, if not `null`, too
+ *   (`null` is filled from the conversation, and the stored message carries the filled value).
+ * - A trace's `userId` and `tenantId`: `null` is filled from its conversation, another value is
+ *   an `IntegrityError`. A message cannot move to another conversation, nor a trace to another
+ *   message. Every record of a conversation therefore has its owner's `userId` and `tenantId`,
+ *   and filters by `userId` agree with ownership by conversation.
+ *
+ * Soft delete: a soft-deleted record keeps its data and gets `deletedAt`. Every read, list,
+ * analytics query and search hides soft-deleted records unless `includeDeleted: true` is passed;
+ * the context window never includes them. `deletedAt` of an existing record changes only through
+ * `softDelete*` and `restore*` (an upsert that would change it is an `IntegrityError`); a new
+ * record may be written soft-deleted (import). A live record cannot be written into a
+ * soft-deleted conversation (`IntegrityError`) until it is restored. `lastActivityAt` is
+ * unaffected by soft delete and restore.
  */
 export interface MessageStoreApi {
   readonly capabilities: StoreCapabilities;
 
-  /** Upserts a conversation. Resolves to it as read back (with `lastActivityAt`). Throws `ValidationError`. */
+  /**
+   * Upserts a conversation. Resolves to it as read back (with `lastActivityAt`). Throws
+   * `ValidationError`, and `IntegrityError` when it exists with another `userId` or `tenantId`,
+   * or the upsert would change its `deletedAt`.
+   */
   storeConversation(conversation: ConversationInput): Promise<Conversation>;
 
-  /** Resolves to the conversation, or `null` if there is none with that id. Never throws `NotFoundError`. */
-  getConversation(id: string): Promise<Conversation | null>;
-
   /**
-   * A user's conversations, most recent activity first: `lastActivityAt` descending, then `id`
-   * ascending. `lastActivityAt` is the greater of `updatedAt` and the newest message timestamp.
-   * An unknown user gives an empty page (no error).
+   * Resolves to the conversation, or `null` if there is none with that id (or it is soft-deleted
+   * and `includeDeleted` is not set). Never throws `NotFoundError`.
    */
-  getConversationsByUserId(userId: string, options?: PageOptions): Promise<Page<Conversation>>;
+  getConversation(id: string, options?: ReadOptions): Promise<Conversation | null>;
 
   /**
-   * Every conversation (or one user's, with `userId`) ordered by `id` ascending in code-point
-   * order: the stable walk that exports, migrations and erasure audits need.
+   * A user's conversations (of one tenant, with `tenantId`), most recent activity first:
+   * `lastActivityAt` descending, then `id` ascending. `lastActivityAt` is the greater of
+   * `updatedAt` and the newest message timestamp. An unknown user gives an empty page (no error).
+   */
+  getConversationsByUserId(
+    userId: string,
+    options?: ConversationListOptions,
+  ): Promise<Page<Conversation>>;
+
+  /**
+   * Every conversation (or one user's with `userId`, one tenant's with `tenantId`) ordered by
+   * `id` ascending in code-point order: the stable walk that exports, migrations and erasure
+   * audits need.
    */
   listConversations(options?: ListConversationsOptions): Promise<Page<Conversation>>;
 
   /**
-   * Deletes the conversation, its messages and their traces, atomically as seen through the API.
-   * Resolves `true`, or `false` if it did not exist. Other conversations are untouched.
+   * Deletes the conversation, its messages and their traces for good (soft-deleted ones
+   * included), atomically as seen through the API. Resolves `true`, or `false` if it did not
+   * exist. Other conversations are untouched.
    */
   deleteConversation(id: string): Promise<boolean>;
 
   /**
+   * Soft-deletes the conversation with its live messages and traces: all get the same
+   * `deletedAt` (now, or just after the newest `deletedAt` among its records, so that
+   * {@link restoreConversation} can tell them from records deleted before). Resolves `false`
+   * when there is no such conversation or it is already soft-deleted.
+   */
+  softDeleteConversation(id: string): Promise<boolean>;
+
+  /**
+   * Restores a soft-deleted conversation with the messages and traces soft-deleted with it (same
+   * `deletedAt`), not those deleted on their own before. Resolves `false` when there is no such
+   * conversation or it is not soft-deleted.
+   */
+  restoreConversation(id: string): Promise<boolean>;
+
+  /**
    * Upserts one message. The conversation must exist (`IntegrityError` otherwise) and an existing
-   * message may not move to another conversation (`IntegrityError`). A new message is placed after
-   * every message already stored with the same timestamp; an upsert keeps its place.
+   * message may not move to another conversation (`IntegrityError`); see the ownership rules
+   * above. A new message is placed after every message already stored with the same timestamp;
+   * an upsert keeps its place. An upsert without an embedding, or one that changes
+   * `originalContent` while passing the embedding already stored, stores `embedding: null` (the
+   * message is then pending embedding).
    */
   storeMessage(message: MessageInput): Promise<Message>;
 
@@ -78,25 +154,54 @@ export interface MessageStoreApi {
    */
   storeMessages(messages: MessageInput[]): Promise<Message[]>;
 
-  /** Resolves to the message, or `null`. */
-  getMessage(id: string): Promise<Message | null>;
+  /** Resolves to the message, or `null` (also when soft-deleted, unless `includeDeleted`). */
+  getMessage(id: string, options?: ReadOptions): Promise<Message | null>;
 
-  /** Sets `isFlagged` and resolves to the updated message. Throws `NotFoundError` for an unknown id. */
+  /**
+   * Sets `isFlagged` and resolves to the updated message. Throws `NotFoundError` for an unknown
+   * or soft-deleted id.
+   */
   flagMessage(id: string, flagged?: boolean): Promise<Message>;
 
   /**
-   * The transcript, chronological: `(timestamp, sequence)` ascending, flagged messages included.
-   * An unknown conversation gives an empty page.
+   * Soft-deletes one live message and its trace. Resolves `false` when there is no such message
+   * or it is already soft-deleted.
+   */
+  softDeleteMessage(id: string): Promise<boolean>;
+
+  /**
+   * Restores a soft-deleted message and the trace deleted with it. Resolves `false` when there
+   * is no such message or it is live; throws `IntegrityError` while its conversation is
+   * soft-deleted (restore the conversation instead).
+   */
+  restoreMessage(id: string): Promise<boolean>;
+
+  /**
+   * Deletes one message and its trace for good, soft-deleted or not. Resolves `false` when there
+   * is no such message. The conversation's `lastActivityAt` is unchanged.
+   */
+  deleteMessage(id: string): Promise<boolean>;
+
+  /**
+   * Hard-deletes everything soft-deleted strictly before `before`: conversations (with all their
+   * records), messages (with their traces) and traces. Resolves to the exact counts removed.
+   */
+  purgeDeleted(options: PurgeOptions): Promise<DeletedCounts>;
+
+  /**
+   * The transcript, chronological: `(timestamp, sequence)` ascending, flagged messages included,
+   * soft-deleted ones only with `includeDeleted`. An unknown conversation gives an empty page.
    */
   getMessagesByConversationId(
     conversationId: string,
-    options?: PageOptions,
+    options?: MessageListOptions,
   ): Promise<Page<Message>>;
 
   /**
-   * The `n` most recent non-flagged messages, oldest first (the context window). `n = 0` gives `[]`;
-   * an unknown conversation gives `[]`. With `compress`, long assistant messages come back as
-   * head + hint + tail (the stored message is unchanged; `getMessage` returns it whole).
+   * The `n` most recent live, non-flagged messages, oldest first (the context window). `n = 0`
+   * gives `[]`; an unknown conversation gives `[]`. With `compress` (`true`, `{}` or sizes), long
+   * assistant messages come back as head + a hint naming the `lookup_message` tool + tail (the
+   * stored message is unchanged; `getMessage` returns it whole).
    */
   getImmediateContext(
     conversationId: string,
@@ -105,14 +210,37 @@ export interface MessageStoreApi {
   ): Promise<Message[]>;
 
   /**
+   * Stores plain turns (`{ role, content, toolCalls?, … }`) in a conversation in one call: core
+   * makes each a message with a new UUID v7 id (unless the turn has one) and a timestamp after
+   * the conversation's newest message, strictly increasing in array order, and creates the
+   * conversation (with `userId`, `agentId`, `tenantId`, `title`) if it is missing, in the same
+   * write. Resolves to the stored messages in input order. Throws `IntegrityError` when the
+   * conversation belongs to another user or tenant, or is soft-deleted.
+   */
+  storeSessionMessages(
+    conversationId: string,
+    turns: SessionTurn[],
+    options: SessionOptions,
+  ): Promise<Message[]>;
+
+  /**
+   * The whole live transcript in order (flagged messages included), read page by page; with
+   * `compress`, long assistant messages shortened as in {@link getImmediateContext}. An unknown
+   * conversation gives `[]`.
+   */
+  loadSessionMessages(conversationId: string, options?: LoadSessionOptions): Promise<Message[]>;
+
+  /**
    * Upserts the trace of one turn. Its message must exist and belong to `conversationId`
-   * (`IntegrityError`), and a message has at most one trace: a second trace with another id for
-   * the same message is an `IntegrityError`.
+   * (`IntegrityError`), a message has at most one trace (a second trace with another id for the
+   * same message is an `IntegrityError`), a trace cannot move to another message, and `userId` /
+   * `tenantId` follow the ownership rules above. A live trace on a soft-deleted message is an
+   * `IntegrityError`.
    */
   storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace>;
 
-  /** Resolves to the trace of that message, or `null`. */
-  getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null>;
+  /** Resolves to the trace of that message, or `null` (soft-deleted: only with `includeDeleted`). */
+  getTurnTraceByMessageId(messageId: string, options?: ReadOptions): Promise<TurnTrace | null>;
 
   /**
    * An agent's traces, newest first: `timestamp` descending, then `id` descending. `since` is
@@ -122,7 +250,7 @@ export interface MessageStoreApi {
 
   /**
    * Traces matching every given filter, in the same order as {@link getTurnTracesByAgentId}.
-   * `toolName` matches any tool trace, `model` any LLM call, `userId` the trace's `userId`.
+   * `toolName` matches any tool trace, `model` any LLM call, `userId` and `tenantId` the trace's.
    */
   queryTurnTraces(query?: TurnTraceQueryInput): Promise<Page<TurnTrace>>;
 
@@ -133,15 +261,48 @@ export interface MessageStoreApi {
   summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]>;
 
   /**
-   * Right to erasure: deletes every conversation of the user, with their messages and traces,
-   * and resolves to the counts removed. Zero counts for an unknown user.
+   * Right to erasure: deletes every conversation of the user (of one tenant, with `tenantId`),
+   * soft-deleted ones included, with their messages and traces, and resolves to the counts
+   * removed. Zero counts for an unknown user.
    */
-  deleteUserData(userId: string): Promise<DeletedCounts>;
+  deleteUserData(userId: string, options?: DeleteUserDataOptions): Promise<DeletedCounts>;
 
   /**
    * Messages ranked by cosine similarity to `embedding` (highest first, ties by id ascending,
-   * score rounded to 1e-9). Flagged messages and embeddings of another length are skipped.
+   * score rounded to 1e-9). The filters (`userId`, `tenantId`, `conversationId`) apply before
+   * ranking. Flagged and soft-deleted messages and embeddings of another length are skipped.
    * Throws `UnsupportedOperationError` unless `capabilities.semanticSearch`.
    */
   searchMessages(query: SearchQueryInput): Promise<SearchHit[]>;
+
+  /**
+   * Messages pending embedding, by `id` ascending (code-point order): live, with `embedding:
+   * null`, of `roles` (default user and assistant), not flagged unless `includeFlagged`. Throws
+   * `UnsupportedOperationError` unless `capabilities.embeddingQueue`.
+   */
+  listPendingEmbeddings(options?: PendingEmbeddingsOptions): Promise<Page<Message>>;
+
+  /**
+   * Sets each message's embedding if it still has that `originalContent` and is live (a message
+   * whose text changed stays pending), atomically per message. Resolves to the number of
+   * messages updated; unknown ids are skipped. Throws `UnsupportedOperationError` unless
+   * `capabilities.embeddingQueue`.
+   */
+  setEmbeddings(updates: EmbeddingUpdateInput[]): Promise<number>;
+
+  /**
+   * A view confined to one user's records: another user's record reads exactly like one that does
+   * not exist (`null`, empty pages, zero counts), and writing to it throws `NotFoundError`. Lists,
+   * analytics and search pass the user down as a filter. Views compose: a view's `forUser` and
+   * `forTenant` narrow it further (another user than the view's is a `ValidationError`). The view
+   * shares the store's connection and lifetime.
+   */
+  forUser(userId: string): MessageStoreApi;
+
+  /**
+   * A view confined to one tenant, like {@link forUser}: records are in it by their `tenantId`,
+   * and conversations stored through it get the tenant. Throws `UnsupportedOperationError` unless
+   * `capabilities.tenants`.
+   */
+  forTenant(tenantId: string): MessageStoreApi;
 }

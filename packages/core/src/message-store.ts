@@ -8,18 +8,26 @@ import {
   MAX_BATCH,
   MAX_CONTEXT,
 } from "./canonical/input-fast-paths.js";
+import {
+  requireCapability,
+  requireRecordCapabilities,
+  requireTenantFilter,
+} from "./capabilities.js";
 import { compressMessages } from "./context/compress-messages.js";
 import {
   isMessageStoreError,
   StoreClosedError,
   stampAdapter,
   UnsupportedOperationError,
-  ValidationError,
 } from "./errors.js";
 import { openStore } from "./factory/open-store.js";
 import type { StoreConfig } from "./factory/storage-config-map.js";
 import type { MessageStoreApi } from "./message-store-api.js";
-import { MessageStoreHooks } from "./message-store-hooks.js";
+import {
+  MessageStoreHooks,
+  type ReadRequest,
+  type StoreMessagesOptions,
+} from "./message-store-hooks.js";
 import {
   type Conversation,
   type ConversationInput,
@@ -31,12 +39,24 @@ import {
   AgentTraceOptionsSchema,
   type ContextOptions,
   ContextOptionsSchema,
+  type ConversationListOptions,
+  ConversationListOptionsSchema,
   type DeletedCounts,
+  type DeleteUserDataOptions,
+  DeleteUserDataOptionsSchema,
   type ListConversationsOptions,
   ListConversationsOptionsSchema,
+  type LoadSessionOptions,
+  LoadSessionOptionsSchema,
+  type MessageListOptions,
+  MessageListOptionsSchema,
   type Page,
-  type PageOptions,
-  PageOptionsSchema,
+  type PendingEmbeddingsOptions,
+  PendingEmbeddingsOptionsSchema,
+  type PurgeOptions,
+  PurgeOptionsSchema,
+  type ReadOptions,
+  ReadOptionsSchema,
   type SearchHit,
   type SearchQueryInput,
   SearchQuerySchema,
@@ -46,14 +66,32 @@ import {
   type UsageQueryInput,
   UsageQuerySchema,
 } from "./models/queries.js";
+import {
+  type EmbeddingUpdateInput,
+  EmbeddingUpdateSchema,
+  type SessionOptions,
+  SessionOptionsSchema,
+  type SessionTurn,
+} from "./models/session.js";
 import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "./models/turn-trace.js";
-import { cursors } from "./paging/cursor.js";
+import { cursors, type MessageKey } from "./paging/cursor.js";
 import { compareIds } from "./paging/ordering.js";
-import { toPage } from "./paging/page-request.js";
-import { UserScopedStore } from "./scoped/user-scoped-store.js";
-import { parseId, parseInput } from "./validation.js";
+import { decodeCursor, type PageRequest, toPage } from "./paging/page-request.js";
+import { ScopedStore } from "./scoped/scoped-store.js";
+import {
+  SessionTurnsSchema,
+  sessionConversation,
+  sessionMessages,
+} from "./session/session-records.js";
+import { parseId, parseInput, rejectDuplicateIds } from "./validation.js";
 
 const MessageBatchSchema = z.array(MessageSchema).max(MAX_BATCH);
+const EmbeddingUpdatesSchema = z.array(EmbeddingUpdateSchema).max(MAX_BATCH);
+const LIVE_ONLY: ReadRequest = Object.freeze({ includeDeleted: false });
+const WITH_DELETED: ReadRequest = Object.freeze({ includeDeleted: true });
+const NO_STORE_OPTIONS: StoreMessagesOptions = Object.freeze({});
+/** Messages per hook call when `loadSessionMessages` walks a transcript. */
+const SESSION_PAGE = 1000;
 const ContextSizeSchema = z.number().int().min(0).max(MAX_CONTEXT);
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
@@ -112,47 +150,46 @@ export abstract class MessageStore
 
   async storeConversation(conversation: ConversationInput): Promise<Conversation> {
     const record = this.#parse(ConversationInputSchema, conversation, "conversation");
+    requireRecordCapabilities(this.capabilities, [record], this.adapterName);
     return this.#run(() => this._storeConversation(record));
   }
 
-  async getConversation(id: string): Promise<Conversation | null> {
+  async getConversation(id: string, options?: ReadOptions): Promise<Conversation | null> {
     const key = this.#id(id, "conversation id");
-    return this.#run(() => this._getConversation(key));
+    const read = this.#readOptions(options);
+    return this.#run(() => this._getConversation(key, read));
   }
 
   async getConversationsByUserId(
     userId: string,
-    options: PageOptions = {},
+    options: ConversationListOptions = {},
   ): Promise<Page<Conversation>> {
     const key = this.#id(userId, "user id");
-    const { limit, after } = this.#paging(options, cursors.conversation.decode);
+    const { limit, cursor, ...filter } = this.#parse(
+      ConversationListOptionsSchema,
+      options,
+      "page options",
+    );
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    const after = decodeCursor(cursor, cursors.conversation.decode, this.adapterName);
     const rows = await this.#run(() =>
-      this._getConversationsByUserId(key, { after, take: take(limit) }),
+      this._getConversationsByUserId(key, { after, take: take(limit) }, filter),
     );
-    return toPage(
-      rows,
-      limit,
-      (c) => c,
-      (c) => cursors.conversation.encode(c),
-    );
+    return toPage(rows, limit ?? null, identity, cursors.conversation.encode);
   }
 
   async listConversations(options: ListConversationsOptions = {}): Promise<Page<Conversation>> {
-    const { userId, ...page } = this.#parse(
+    const { userId, limit, cursor, ...filter } = this.#parse(
       ListConversationsOptionsSchema,
       options,
       "list options",
     );
-    const { limit, after } = this.#paging(page, cursors.conversationId.decode);
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    const after = decodeCursor(cursor, cursors.conversationId.decode, this.adapterName);
     const rows = await this.#run(() =>
-      this._listConversations(userId ?? null, { after, take: take(limit) }),
+      this._listConversations(userId ?? null, { after, take: take(limit) }, filter),
     );
-    return toPage(
-      rows,
-      limit,
-      (c) => c,
-      (c) => cursors.conversationId.encode(c.id),
-    );
+    return toPage(rows, limit ?? null, identity, (c) => cursors.conversationId.encode(c.id));
   }
 
   async deleteConversation(id: string): Promise<boolean> {
@@ -160,35 +197,37 @@ export abstract class MessageStore
     return this.#run(() => this._deleteConversation(key));
   }
 
+  async softDeleteConversation(id: string): Promise<boolean> {
+    const key = this.#id(id, "conversation id");
+    this.#require("softDelete");
+    return this.#run(() => this._softDeleteConversation(key, Date.now()));
+  }
+
+  async restoreConversation(id: string): Promise<boolean> {
+    const key = this.#id(id, "conversation id");
+    this.#require("softDelete");
+    return this.#run(() => this._restoreConversation(key));
+  }
+
   async storeMessage(message: MessageInput): Promise<Message> {
     const record = this.#parse(MessageSchema, message, "message", fastMessage);
-    const [stored] = await this.#run(() => this._storeMessages([record]));
+    requireRecordCapabilities(this.capabilities, [record], this.adapterName);
+    const [stored] = await this.#run(() => this._storeMessages([record], NO_STORE_OPTIONS));
     return stored!;
   }
 
   async storeMessages(messages: MessageInput[]): Promise<Message[]> {
     const records = this.#parse(MessageBatchSchema, messages, "messages", fastBatch);
-    const seen = new Set<string>();
-    for (const [i, m] of records.entries()) {
-      if (seen.has(m.id)) {
-        throw new ValidationError(
-          `invalid messages at ${i}.id: id ${JSON.stringify(m.id)} appears twice in the batch`,
-          [{ path: [i, "id"], message: "duplicate id in batch" }],
-          { adapter: this.adapterName },
-        );
-      }
-      seen.add(m.id);
-    }
-    if (records.length === 0) {
-      this.#assertOpen();
-      return [];
-    }
-    return this.#run(() => this._storeMessages(records));
+    rejectDuplicateIds(records, "messages", this.adapterName);
+    requireRecordCapabilities(this.capabilities, records, this.adapterName);
+    if (records.length === 0) return [];
+    return this.#run(() => this._storeMessages(records, NO_STORE_OPTIONS));
   }
 
-  async getMessage(id: string): Promise<Message | null> {
+  async getMessage(id: string, options?: ReadOptions): Promise<Message | null> {
     const key = this.#id(id, "message id");
-    return this.#run(() => this._getMessage(key));
+    const read = this.#readOptions(options);
+    return this.#run(() => this._getMessage(key, read));
   }
 
   async flagMessage(id: string, flagged = true): Promise<Message> {
@@ -199,18 +238,47 @@ export abstract class MessageStore
     return updated;
   }
 
+  async softDeleteMessage(id: string): Promise<boolean> {
+    const key = this.#id(id, "message id");
+    this.#require("softDelete");
+    return this.#run(() => this._softDeleteMessage(key, Date.now()));
+  }
+
+  async restoreMessage(id: string): Promise<boolean> {
+    const key = this.#id(id, "message id");
+    this.#require("softDelete");
+    return this.#run(() => this._restoreMessage(key));
+  }
+
+  async deleteMessage(id: string): Promise<boolean> {
+    const key = this.#id(id, "message id");
+    return this.#run(() => this._deleteMessage(key));
+  }
+
+  async purgeDeleted(options: PurgeOptions): Promise<DeletedCounts> {
+    const { before, ...scope } = this.#parse(PurgeOptionsSchema, options, "purge options");
+    this.#require("softDelete");
+    requireTenantFilter(this.capabilities, scope, this.adapterName);
+    return this.#run(() => this._purgeDeleted(before, scope));
+  }
+
   async getMessagesByConversationId(
     conversationId: string,
-    options: PageOptions = {},
+    options: MessageListOptions = {},
   ): Promise<Page<Message>> {
     const key = this.#id(conversationId, "conversation id");
-    const { limit, after } = this.#paging(options, cursors.message.decode);
+    const { limit, cursor, includeDeleted } = this.#parse(
+      MessageListOptionsSchema,
+      options,
+      "page options",
+    );
+    const after = decodeCursor(cursor, cursors.message.decode, this.adapterName);
     const rows = await this.#run(() =>
-      this._getMessagesByConversationId(key, { after, take: take(limit) }),
+      this._getMessagesByConversationId(key, { after, take: take(limit) }, { includeDeleted }),
     );
     return toPage(
       rows,
-      limit,
+      limit ?? null,
       (r) => r.message,
       (r) => cursors.message.encode({ timestamp: r.message.timestamp, sequence: r.sequence }),
     );
@@ -229,22 +297,69 @@ export abstract class MessageStore
       "context options",
       fastNoOptions,
     );
-    if (count === 0) {
-      this.#assertOpen();
-      return [];
-    }
+    if (count === 0) return [];
     const messages = await this.#run(() => this._getImmediateContext(key, count));
+    return compress ? compressMessages(messages, compress) : messages;
+  }
+
+  async storeSessionMessages(
+    conversationId: string,
+    turns: SessionTurn[],
+    options: SessionOptions,
+  ): Promise<Message[]> {
+    const key = this.#id(conversationId, "conversation id");
+    const parsed = this.#parse(SessionTurnsSchema, turns, "turns");
+    const session = this.#parse(SessionOptionsSchema, options, "session options");
+    requireTenantFilter(this.capabilities, session, this.adapterName);
+    rejectDuplicateIds(
+      parsed.filter((t): t is typeof t & { id: string } => t.id !== undefined),
+      "turns",
+      this.adapterName,
+    );
+    if (parsed.length === 0) return [];
+    // Timestamps go after the newest message: `lastActivityAt` is at least its timestamp.
+    const existing = await this.#run(() => this._getConversation(key, WITH_DELETED));
+    const now = Date.now();
+    const start = existing ? Math.max(now, existing.lastActivityAt + 1) : now;
+    const messages = sessionMessages(key, parsed, session, start, this.adapterName);
+    const ensureConversation = sessionConversation(key, session, now, this.adapterName);
+    return this.#run(() => this._storeMessages(messages, { ensureConversation }));
+  }
+
+  async loadSessionMessages(
+    conversationId: string,
+    options: LoadSessionOptions = {},
+  ): Promise<Message[]> {
+    const key = this.#id(conversationId, "conversation id");
+    const { compress } = this.#parse(LoadSessionOptionsSchema, options, "load options");
+    const messages: Message[] = [];
+    let after: MessageKey | null = null;
+    for (;;) {
+      const page: PageRequest<MessageKey> = { after, take: SESSION_PAGE };
+      const rows = await this.#run(() =>
+        this._getMessagesByConversationId(key, page, { includeDeleted: false }),
+      );
+      for (const r of rows) messages.push(r.message);
+      if (rows.length < SESSION_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = { timestamp: last.message.timestamp, sequence: last.sequence };
+    }
     return compress ? compressMessages(messages, compress) : messages;
   }
 
   async storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace> {
     const record = this.#parse(TurnTraceSchema, trace, "turn trace", fastTrace);
+    requireRecordCapabilities(this.capabilities, [record], this.adapterName);
     return this.#run(() => this._storeTurnTrace(record));
   }
 
-  async getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+  async getTurnTraceByMessageId(
+    messageId: string,
+    options?: ReadOptions,
+  ): Promise<TurnTrace | null> {
     const key = this.#id(messageId, "message id");
-    return this.#run(() => this._getTurnTraceByMessageId(key));
+    const read = this.#readOptions(options);
+    return this.#run(() => this._getTurnTraceByMessageId(key, read));
   }
 
   async getTurnTracesByAgentId(
@@ -257,29 +372,27 @@ export abstract class MessageStore
   }
 
   async queryTurnTraces(query: TurnTraceQueryInput = {}): Promise<Page<TurnTrace>> {
-    const {
-      limit: rawLimit,
-      cursor,
-      ...filter
-    } = this.#parse(TurnTraceQuerySchema, query, "trace query");
-    const { limit, after } = this.#paging({ limit: rawLimit, cursor }, cursors.trace.decode);
+    const { limit, cursor, ...filter } = this.#parse(TurnTraceQuerySchema, query, "trace query");
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    const after = decodeCursor(cursor, cursors.trace.decode, this.adapterName);
     const rows = await this.#run(() => this._queryTurnTraces(filter, { after, take: take(limit) }));
-    return toPage(
-      rows,
-      limit,
-      (t) => t,
-      (t) => cursors.trace.encode(t),
-    );
+    return toPage(rows, limit ?? null, identity, cursors.trace.encode);
   }
 
   async summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]> {
     const parsed = this.#parse(UsageQuerySchema, query, "usage query");
+    requireTenantFilter(this.capabilities, parsed, this.adapterName);
     return this.#run(() => this._summarizeUsage(parsed));
   }
 
-  async deleteUserData(userId: string): Promise<DeletedCounts> {
+  async deleteUserData(
+    userId: string,
+    options: DeleteUserDataOptions = {},
+  ): Promise<DeletedCounts> {
     const key = this.#id(userId, "user id");
-    return this.#run(() => this._deleteUserData(key));
+    const filter = this.#parse(DeleteUserDataOptionsSchema, options, "erasure options");
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    return this.#run(() => this._deleteUserData(key, filter));
   }
 
   async searchMessages(query: SearchQueryInput): Promise<SearchHit[]> {
@@ -289,6 +402,7 @@ export abstract class MessageStore
         adapter: this.adapterName,
       });
     }
+    requireTenantFilter(this.capabilities, parsed, this.adapterName);
     const hits = await this.#run(() => this._searchMessages(parsed));
     return hits
       .map((h) => ({ message: h.message, score: Math.round(h.score * 1e9) / 1e9 }))
@@ -296,14 +410,42 @@ export abstract class MessageStore
       .slice(0, parsed.limit);
   }
 
-  /**
-   * A view confined to one user's conversations: another user's conversation reads as not found
-   * (`null`, empty pages) and writing into it throws `NotFoundError`. The view shares this store's
-   * connection and lifetime; close the store, not the view. Costs one extra read per call to check
-   * ownership.
-   */
+  async listPendingEmbeddings(options: PendingEmbeddingsOptions = {}): Promise<Page<Message>> {
+    const { limit, cursor, ...filter } = this.#parse(
+      PendingEmbeddingsOptionsSchema,
+      options,
+      "pending embeddings options",
+    );
+    this.#require("embeddingQueue");
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    const after = decodeCursor(cursor, cursors.messageId.decode, this.adapterName);
+    const rows = await this.#run(() =>
+      this._listPendingEmbeddings(filter, { after, take: take(limit) }),
+    );
+    return toPage(rows, limit ?? null, identity, (m) => cursors.messageId.encode(m.id));
+  }
+
+  async setEmbeddings(updates: EmbeddingUpdateInput[]): Promise<number> {
+    const parsed = this.#parse(EmbeddingUpdatesSchema, updates, "embedding updates");
+    rejectDuplicateIds(parsed, "embedding updates", this.adapterName);
+    this.#require("embeddingQueue");
+    if (parsed.length === 0) return 0;
+    return this.#run(() => this._setEmbeddings(parsed));
+  }
+
+  /** See {@link MessageStoreApi.forUser}. Throws `ValidationError` for an invalid id. */
   forUser(userId: string): MessageStoreApi {
-    return new UserScopedStore(this, this.#id(userId, "user id"));
+    return new ScopedStore(this, { userId: this.#id(userId, "user id") });
+  }
+
+  /**
+   * See {@link MessageStoreApi.forTenant}. Throws `ValidationError` for an invalid id and
+   * `UnsupportedOperationError` unless `capabilities.tenants`.
+   */
+  forTenant(tenantId: string): MessageStoreApi {
+    const key = this.#id(tenantId, "tenant id");
+    this.#require("tenants");
+    return new ScopedStore(this, { tenantId: key });
   }
 
   /**
@@ -367,26 +509,20 @@ export abstract class MessageStore
     return parseId(value, what, this.adapterName);
   }
 
-  #paging<K>(
-    options: PageOptions,
-    decode: (cursor: string) => K,
-  ): { limit: number | null; after: K | null } {
-    const parsed = this.#parse(PageOptionsSchema, options, "page options");
-    let after: K | null = null;
-    if (parsed.cursor) {
-      try {
-        after = decode(parsed.cursor);
-      } catch (error) {
-        const e = error as ValidationError;
-        throw new ValidationError(e.message.replace(/^\[message-store\] /, ""), e.issues, {
-          adapter: this.adapterName,
-        });
-      }
-    }
-    return { limit: parsed.limit ?? null, after };
+  #readOptions(options: ReadOptions | undefined): ReadRequest {
+    if (options === undefined) return LIVE_ONLY;
+    return this.#parse(ReadOptionsSchema, options, "read options");
+  }
+
+  #require(flag: "softDelete" | "tenants" | "embeddingQueue"): void {
+    requireCapability(this.capabilities, flag, this.adapterName);
   }
 }
 
-function take(limit: number | null): number | null {
-  return limit === null ? null : limit + 1;
+function take(limit: number | undefined): number | null {
+  return limit === undefined ? null : limit + 1;
+}
+
+function identity<T>(value: T): T {
+  return value;
 }

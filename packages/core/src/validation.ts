@@ -51,3 +51,22 @@ const fastId = (v: unknown): string | undefined =>
 export function parseId(value: unknown, what: string, adapter?: string): string {
   return parseInput(IdSchema, value, what, adapter, fastId);
 }
+
+/** Throws {@link ValidationError} when two items of a batch have the same `id`. */
+export function rejectDuplicateIds(
+  items: readonly { id: string }[],
+  what: string,
+  adapter?: string,
+): void {
+  const seen = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    if (seen.has(item.id)) {
+      throw new ValidationError(
+        `invalid ${what} at ${i}.id: id ${JSON.stringify(item.id)} appears twice in the batch`,
+        [{ path: [i, "id"], message: "duplicate id in batch" }],
+        { adapter },
+      );
+    }
+    seen.add(item.id);
+  }
+}

@@ -6,13 +6,8 @@ import { FileLock } from "./file-lock.js";
 import { storageError, syncDirectory } from "./fs-util.js";
 import { Journal, type JournalContents, readJournal } from "./journal.js";
 import { MemoryState } from "./memory-state.js";
-import {
-  applyOperation,
-  checkOperation,
-  decodeLine,
-  encodeGroup,
-  type Operation,
-} from "./operations.js";
+import { decodeLine, encodeGroup } from "./operation-codec.js";
+import { applyOperation, checkOperation, type Operation } from "./operations.js";
 import { processWide } from "./process-wide.js";
 import { corruptData } from "./record-schemas.js";
 import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
@@ -90,7 +85,7 @@ function replay(
     }
     for (const op of ops) {
       try {
-        checkOperation(state, op);
+        checkOperation(state, op, "replay");
       } catch (error) {
         if (!(error instanceof IntegrityError)) throw error;
         throw corruptData(

@@ -26,14 +26,30 @@ export function operationKeys(state: MemoryState, op: Operation): string[] | nul
     }
     case "flagMessage":
       return [`m:${op.id}`];
+    case "setEmbeddings":
+      return op.updates.map((u) => `m:${u.id}`);
+    case "softDeleteMessage":
+    case "restoreMessage":
+    case "deleteMessage": {
+      // Also its trace, and its conversation (whose soft delete a restore depends on).
+      const m = state.messages.get(op.id)?.message;
+      const trace = state.traceIdByMessage.get(op.id);
+      const keys = [`m:${op.id}`];
+      if (m) keys.push(`c:${m.conversationId}`);
+      if (trace !== undefined) keys.push(`t:${trace}`);
+      return keys;
+    }
     case "putTurnTrace": {
       const keys = [`t:${op.trace.id}`, `m:${op.trace.messageId}`];
-      // An upsert that moves the trace frees its old message for another trace.
+      // A journal of an older version may move a trace, which frees its old message.
       const old = state.traces.get(op.trace.id);
       if (old && old.messageId !== op.trace.messageId) keys.push(`m:${old.messageId}`);
       return keys;
     }
     case "deleteConversation":
+    case "softDeleteConversation":
+    case "restoreConversation":
+    case "purgeDeleted":
     case "deleteUserData":
       return null;
   }
@@ -99,7 +115,7 @@ export class GroupCommit {
     const accepted: { write: PendingWrite; changes: boolean }[] = [];
     for (const write of group) {
       try {
-        accepted.push({ write, changes: checkOperation(this.state, write.op) });
+        accepted.push({ write, changes: checkOperation(this.state, write.op, "live") });
       } catch (error) {
         write.reject(error);
       }

@@ -1,10 +1,14 @@
 import {
   type Conversation,
+  type ConversationFilter,
   type ConversationRecord,
   type DeletedCounts,
+  type EmbeddingUpdate,
   type Message,
   MessageStore,
   type MessageStoreError,
+  type PendingEmbeddingsFilter,
+  type Scope,
   type SearchHit,
   type SearchQuery,
   type StoreCapabilities,
@@ -19,7 +23,9 @@ import {
   type MessageKey,
   type PageRequest,
   parseConfig,
+  type ReadRequest,
   type SequencedMessage,
+  type StoreMessagesOptions,
   type TraceKey,
 } from "@message-store/core/adapter";
 import { cloneConversation, cloneMessage, cloneTrace } from "./clone.js";
@@ -39,6 +45,7 @@ import {
   listConversationsById,
   listMessages,
   listTraces,
+  pendingEmbeddings,
   searchMessages,
   summarizeUsage,
 } from "./memory-queries.js";
@@ -56,7 +63,12 @@ import type { Operation, ResultOf } from "./operations.js";
  */
 export class JsonMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
-  override readonly capabilities: StoreCapabilities = { semanticSearch: true };
+  override readonly capabilities: StoreCapabilities = {
+    semanticSearch: true,
+    softDelete: true,
+    tenants: true,
+    embeddingQueue: true,
+  };
   /** The main file (absolute), or `":memory:"`. */
   readonly path: string;
   readonly #state: MemoryState;
@@ -120,38 +132,58 @@ export class JsonMessageStore extends MessageStore {
     return conversationView(stored);
   }
 
-  protected async _getConversation(id: string): Promise<Conversation | null> {
+  protected async _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
     const c = this.#state.conversations.get(id);
-    return c ? conversationView(c) : null;
+    return c && (options.includeDeleted || c.deletedAt === null) ? conversationView(c) : null;
   }
 
   protected async _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return listConversations(this.#state, userId, page);
+    return listConversations(this.#state, userId, page, filter);
   }
 
   protected async _listConversations(
     userId: string | null,
     page: PageRequest<string>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return listConversationsById(this.#state, userId, page);
+    return listConversationsById(this.#state, userId, page, filter);
   }
 
   protected _deleteConversation(id: string): Promise<boolean> {
     return this.#write({ op: "deleteConversation", id });
   }
 
-  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
-    // The store keeps copies; the caller gets back the records it handed in, which are equal.
-    await this.#write({ op: "putMessages", messages: messages.map(cloneMessage) });
-    return messages;
+  protected override _softDeleteConversation(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write({ op: "softDeleteConversation", id, deletedAt });
   }
 
-  protected async _getMessage(id: string): Promise<Message | null> {
-    const entry = this.#state.messages.get(id);
-    return entry ? cloneMessage(entry.message) : null;
+  protected override _restoreConversation(id: string): Promise<boolean> {
+    return this.#write({ op: "restoreConversation", id });
+  }
+
+  protected async _storeMessages(
+    messages: Message[],
+    options: StoreMessagesOptions,
+  ): Promise<Message[]> {
+    // The store keeps copies. The caller gets back the records it handed in where the store
+    // kept them as they were (equal), and a copy of the stored record where it filled something.
+    const copies = messages.map(cloneMessage);
+    const ensure = options.ensureConversation;
+    const stored = await this.#write(
+      ensure
+        ? { op: "putMessages", messages: copies, ensureConversation: cloneConversation(ensure) }
+        : { op: "putMessages", messages: copies },
+    );
+    return stored.map((m, i) => (m === copies[i] ? messages[i]! : cloneMessage(m)));
+  }
+
+  protected async _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
+    const m = this.#state.messages.get(id)?.message;
+    return m && (options.includeDeleted || m.deletedAt === null) ? cloneMessage(m) : null;
   }
 
   protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
@@ -159,11 +191,28 @@ export class JsonMessageStore extends MessageStore {
     return message && cloneMessage(message);
   }
 
+  protected override _softDeleteMessage(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write({ op: "softDeleteMessage", id, deletedAt });
+  }
+
+  protected override _restoreMessage(id: string): Promise<boolean> {
+    return this.#write({ op: "restoreMessage", id });
+  }
+
+  protected _deleteMessage(id: string): Promise<boolean> {
+    return this.#write({ op: "deleteMessage", id });
+  }
+
+  protected override _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    return this.#write({ op: "purgeDeleted", before, scope: { ...scope } });
+  }
+
   protected async _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
+    options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    return listMessages(this.#state, conversationId, page);
+    return listMessages(this.#state, conversationId, page, options.includeDeleted);
   }
 
   protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
@@ -171,14 +220,17 @@ export class JsonMessageStore extends MessageStore {
   }
 
   protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    await this.#write({ op: "putTurnTrace", trace: cloneTrace(trace) });
-    return trace;
+    const copy = cloneTrace(trace);
+    const stored = await this.#write({ op: "putTurnTrace", trace: copy });
+    return stored === copy ? trace : cloneTrace(stored);
   }
 
-  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    const id = this.#state.traceIdByMessage.get(messageId);
-    const trace = id === undefined ? undefined : this.#state.traces.get(id);
-    return trace ? cloneTrace(trace) : null;
+  protected async _getTurnTraceByMessageId(
+    messageId: string,
+    options: ReadRequest,
+  ): Promise<TurnTrace | null> {
+    const trace = this.#state.traceOf(messageId);
+    return trace && (options.includeDeleted || trace.deletedAt === null) ? cloneTrace(trace) : null;
   }
 
   protected async _queryTurnTraces(
@@ -192,12 +244,27 @@ export class JsonMessageStore extends MessageStore {
     return summarizeUsage(this.#state, query);
   }
 
-  protected _deleteUserData(userId: string): Promise<DeletedCounts> {
-    return this.#write({ op: "deleteUserData", userId });
+  protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
+    return this.#write(
+      filter.tenantId === undefined
+        ? { op: "deleteUserData", userId }
+        : { op: "deleteUserData", userId, tenantId: filter.tenantId },
+    );
   }
 
   protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
     return searchMessages(this.#state, query);
+  }
+
+  protected override async _listPendingEmbeddings(
+    filter: PendingEmbeddingsFilter,
+    page: PageRequest<string>,
+  ): Promise<Message[]> {
+    return pendingEmbeddings(this.#state, filter, page);
+  }
+
+  protected override _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    return this.#write({ op: "setEmbeddings", updates: updates.map(cloneUpdate) });
   }
 
   protected _close(): Promise<void> {
@@ -215,4 +282,8 @@ export class JsonMessageStore extends MessageStore {
     if (typeof syscall !== "string" || errorCode(error) === undefined) return super.mapError(error);
     return storageError(syscall, typeof path === "string" ? path : this.path, error);
   }
+}
+
+function cloneUpdate(u: EmbeddingUpdate): EmbeddingUpdate {
+  return { id: u.id, embedding: u.embedding.slice(), originalContent: u.originalContent };
 }

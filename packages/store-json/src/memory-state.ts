@@ -1,7 +1,9 @@
 import type { Conversation, ConversationRecord, Message, TurnTrace } from "@message-store/core";
 import { compareIds } from "@message-store/core/adapter";
 import { cloneConversation } from "./clone.js";
+import { PendingIndex } from "./pending-index.js";
 import { insertSorted, removeAllSorted, removeSorted } from "./sorted-array.js";
+import { SortedGroups } from "./sorted-groups.js";
 
 /**
  * A conversation as the store keeps it: the record plus `lastMessageAt`, the greatest timestamp
@@ -69,6 +71,10 @@ function addToSet(map: Map<string, Set<string>>, key: string, value: string): vo
  * reader can never observe half of an operation. Map iteration order is meaningful: messages
  * iterate in `sequence` order (a new message always gets the next sequence and goes last; an
  * upsert keeps its place), which is the order the main file stores them in.
+ *
+ * Records held here are the store's own copies (callers get clones), so a change may replace a
+ * message object or set a trace's `deletedAt` in place; index keys (ids, timestamps, owners)
+ * never change in place.
  */
 export class MemoryState {
   readonly conversations = new Map<string, StoredConversation>();
@@ -78,19 +84,29 @@ export class MemoryState {
   /** Per conversation, sorted by {@link compareEntries}. */
   readonly messagesByConversation = new Map<string, MessageEntry[]>();
   readonly conversationIdsByUser = new Map<string, Set<string>>();
+  /** Per tenant, the conversation ids in code-point order. */
+  readonly conversationIdsByTenant = new SortedGroups<string>(compareIds);
   /** Every conversation id in code-point order (`compareIds`), for `listConversations`. */
   readonly conversationIds: string[] = [];
   /** Every trace, sorted by {@link compareTracesAscending}. */
   readonly tracesByTime: TurnTrace[] = [];
-  /** Per agent, sorted by {@link compareTracesAscending}. */
-  readonly tracesByAgent = new Map<string, TurnTrace[]>();
+  /** Per agent, user and tenant, sorted by {@link compareTracesAscending}. */
+  readonly tracesByAgent = new SortedGroups<TurnTrace>(compareTracesAscending);
+  readonly tracesByUser = new SortedGroups<TurnTrace>(compareTracesAscending);
+  readonly tracesByTenant = new SortedGroups<TurnTrace>(compareTracesAscending);
   nextSequence = 0;
+  #pending: PendingIndex | null = null;
 
   setConversation(c: StoredConversation, sorted = true): void {
     const old = this.conversations.get(c.id);
+    // Owners never change through the API; a journal of an older version may still change the user.
     if (old && old.userId !== c.userId) this.#unindexUser(old);
+    if (old && old.tenantId !== null && old.tenantId !== c.tenantId)
+      this.conversationIdsByTenant.remove(old.tenantId, [old.id]);
     if (!old && sorted) insertSorted(this.conversationIds, c.id, compareIds);
     else if (!old) this.conversationIds.push(c.id);
+    if (c.tenantId !== null && old?.tenantId !== c.tenantId)
+      this.conversationIdsByTenant.add(c.tenantId, c.id, sorted);
     this.conversations.set(c.id, c);
     addToSet(this.conversationIdsByUser, c.userId, c.id);
   }
@@ -109,11 +125,18 @@ export class MemoryState {
         entry.message = message;
         insertSorted(list, entry, compareEntries);
       }
+      this.#pending?.update(message);
     }
     const c = this.conversations.get(message.conversationId);
     if (c && (c.lastMessageAt === null || message.timestamp > c.lastMessageAt)) {
       c.lastMessageAt = message.timestamp;
     }
+  }
+
+  /** Replaces a stored message by a changed copy with the same id, timestamp and conversation. */
+  replaceMessage(entry: MessageEntry, message: Message): void {
+    entry.message = message;
+    this.#pending?.update(message);
   }
 
   /** Adds a new message with a given sequence; `sorted: false` defers sorting to {@link sortIndexes}. */
@@ -124,6 +147,7 @@ export class MemoryState {
     const list = this.#transcript(message.conversationId);
     if (sorted) insertSorted(list, entry, compareEntries);
     else list.push(entry);
+    this.#pending?.update(message);
   }
 
   /** Upserts a trace, moving it in the indexes if its time, agent or message changed. */
@@ -132,26 +156,53 @@ export class MemoryState {
     if (old) this.#unindexTrace(old);
     this.traces.set(trace.id, trace);
     this.traceIdByMessage.set(trace.messageId, trace.id);
-    let byAgent = this.tracesByAgent.get(trace.agentId);
-    if (!byAgent) {
-      byAgent = [];
-      this.tracesByAgent.set(trace.agentId, byAgent);
-    }
-    if (sorted) {
-      insertSorted(this.tracesByTime, trace, compareTracesAscending);
-      insertSorted(byAgent, trace, compareTracesAscending);
-    } else {
-      this.tracesByTime.push(trace);
-      byAgent.push(trace);
-    }
+    if (sorted) insertSorted(this.tracesByTime, trace, compareTracesAscending);
+    else this.tracesByTime.push(trace);
+    this.tracesByAgent.add(trace.agentId, trace, sorted);
+    if (trace.userId !== null) this.tracesByUser.add(trace.userId, trace, sorted);
+    if (trace.tenantId !== null) this.tracesByTenant.add(trace.tenantId, trace, sorted);
+  }
+
+  /** The trace of a message, if any. */
+  traceOf(messageId: string): TurnTrace | undefined {
+    const id = this.traceIdByMessage.get(messageId);
+    return id === undefined ? undefined : this.traces.get(id);
   }
 
   /** Sorts the indexes after a bulk load that added rows unsorted. */
   sortIndexes(): void {
     this.conversationIds.sort(compareIds);
+    this.conversationIdsByTenant.sortAll();
     for (const list of this.messagesByConversation.values()) list.sort(compareEntries);
     this.tracesByTime.sort(compareTracesAscending);
-    for (const list of this.tracesByAgent.values()) list.sort(compareTracesAscending);
+    this.tracesByAgent.sortAll();
+    this.tracesByUser.sortAll();
+    this.tracesByTenant.sortAll();
+  }
+
+  /** The pending-embedding index, built on first use. */
+  pendingIndex(): PendingIndex {
+    this.#pending ??= new PendingIndex([...this.messages.values()].map((e) => e.message));
+    return this.#pending;
+  }
+
+  /** Deletes one message and its trace; `false` when absent. Activity is unchanged. */
+  removeMessage(id: string): boolean {
+    const entry = this.messages.get(id);
+    if (!entry) return false;
+    const trace = this.traceOf(id);
+    if (trace) this.removeTrace(trace);
+    const list = this.messagesByConversation.get(entry.message.conversationId);
+    if (list) removeSorted(list, entry, compareEntries);
+    this.messages.delete(id);
+    this.#pending?.remove(id);
+    return true;
+  }
+
+  /** Deletes one trace. */
+  removeTrace(trace: TurnTrace): void {
+    this.traces.delete(trace.id);
+    this.#unindexTrace(trace);
   }
 
   /** Cascade delete of a conversation with its messages and their traces; `null` when absent. */
@@ -162,8 +213,8 @@ export class MemoryState {
     const removedTraces: TurnTrace[] = [];
     for (const { message } of entries) {
       this.messages.delete(message.id);
-      const traceId = this.traceIdByMessage.get(message.id);
-      const trace = traceId === undefined ? undefined : this.traces.get(traceId);
+      this.#pending?.remove(message.id);
+      const trace = this.traceOf(message.id);
       if (trace) {
         this.traces.delete(trace.id);
         this.traceIdByMessage.delete(message.id);
@@ -171,16 +222,13 @@ export class MemoryState {
       }
     }
     removeAllSorted(this.tracesByTime, removedTraces, compareTracesAscending);
-    const byAgent = new Map<string, TurnTrace[]>();
-    for (const t of removedTraces) {
-      const group = byAgent.get(t.agentId);
-      if (group) group.push(t);
-      else byAgent.set(t.agentId, [t]);
-    }
-    for (const [agentId, traces] of byAgent) this.#removeFromAgent(agentId, traces);
+    removeGrouped(this.tracesByAgent, removedTraces, (t) => t.agentId);
+    removeGrouped(this.tracesByUser, removedTraces, (t) => t.userId);
+    removeGrouped(this.tracesByTenant, removedTraces, (t) => t.tenantId);
     this.messagesByConversation.delete(id);
     this.conversations.delete(id);
     removeSorted(this.conversationIds, id, compareIds);
+    if (c.tenantId !== null) this.conversationIdsByTenant.remove(c.tenantId, [id]);
     this.#unindexUser(c);
     return { messages: entries.length, turnTraces: removedTraces.length };
   }
@@ -203,13 +251,25 @@ export class MemoryState {
   #unindexTrace(t: TurnTrace): void {
     if (this.traceIdByMessage.get(t.messageId) === t.id) this.traceIdByMessage.delete(t.messageId);
     removeSorted(this.tracesByTime, t, compareTracesAscending);
-    this.#removeFromAgent(t.agentId, [t]);
+    this.tracesByAgent.remove(t.agentId, [t]);
+    if (t.userId !== null) this.tracesByUser.remove(t.userId, [t]);
+    if (t.tenantId !== null) this.tracesByTenant.remove(t.tenantId, [t]);
   }
+}
 
-  #removeFromAgent(agentId: string, traces: TurnTrace[]): void {
-    const list = this.tracesByAgent.get(agentId);
-    if (!list) return;
-    removeAllSorted(list, traces, compareTracesAscending);
-    if (list.length === 0) this.tracesByAgent.delete(agentId);
+/** Removes traces from the groups `keyOf` puts them in, one batch per group. */
+function removeGrouped(
+  groups: SortedGroups<TurnTrace>,
+  traces: readonly TurnTrace[],
+  keyOf: (t: TurnTrace) => string | null,
+): void {
+  const byKey = new Map<string, TurnTrace[]>();
+  for (const t of traces) {
+    const key = keyOf(t);
+    if (key === null) continue;
+    const group = byKey.get(key);
+    if (group) group.push(t);
+    else byKey.set(key, [t]);
   }
+  for (const [key, rows] of byKey) groups.remove(key, rows);
 }

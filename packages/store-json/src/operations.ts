@@ -1,94 +1,114 @@
-import {
-  type ConversationRecord,
-  type DeletedCounts,
-  IdSchema,
-  IntegrityError,
-  type Message,
-  MessageSchema,
-  type TurnTrace,
-  TurnTraceSchema,
+import type {
+  ConversationRecord,
+  DeletedCounts,
+  EmbeddingUpdate,
+  Message,
+  TurnTrace,
 } from "@message-store/core";
-import {
-  canonicalConversationRecord,
-  canonicalMessage,
-  canonicalTurnTrace,
-} from "@message-store/core/adapter";
-import { stringifyMessage } from "./json-text.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
-import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
+import {
+  type CheckMode,
+  checkConversation,
+  checkMessages,
+  checkRestoreMessage,
+  checkTrace,
+  storedMessage,
+  storedTrace,
+} from "./operation-rules.js";
+import {
+  type OwnerFilter,
+  purgeDeleted,
+  removeUserData,
+  restoreConversation,
+  restoreMessage,
+  setEmbeddings,
+  softDeleteConversation,
+  softDeleteMessage,
+} from "./soft-delete.js";
 
 /**
  * One committed write. The same value is checked and applied for a live call and when a journal
  * line is replayed, and it is what a journal line holds (plus `gen`, see `FilePersistence`).
+ * Everything an operation depends on is in it (a soft delete carries its time), so applying a
+ * journal to the state it was written against gives the same state again.
  */
 export type Operation =
   | { op: "putConversation"; conversation: ConversationRecord }
   | { op: "deleteConversation"; id: string }
-  | { op: "putMessages"; messages: Message[] }
+  | { op: "softDeleteConversation"; id: string; deletedAt: number }
+  | { op: "restoreConversation"; id: string }
+  | { op: "putMessages"; messages: Message[]; ensureConversation?: ConversationRecord }
   | { op: "flagMessage"; id: string; flagged: boolean }
+  | { op: "softDeleteMessage"; id: string; deletedAt: number }
+  | { op: "restoreMessage"; id: string }
+  | { op: "deleteMessage"; id: string }
+  | { op: "purgeDeleted"; before: number; scope: OwnerFilter }
+  | { op: "setEmbeddings"; updates: EmbeddingUpdate[] }
   | { op: "putTurnTrace"; trace: TurnTrace }
-  | { op: "deleteUserData"; userId: string };
+  | { op: "deleteUserData"; userId: string; tenantId?: string };
 
 /** What applying each operation returns: the stored records themselves (callers copy them). */
 interface Results {
   putConversation: StoredConversation;
   deleteConversation: boolean;
+  softDeleteConversation: boolean;
+  restoreConversation: boolean;
   putMessages: Message[];
   flagMessage: Message | null;
+  softDeleteMessage: boolean;
+  restoreMessage: boolean;
+  deleteMessage: boolean;
+  purgeDeleted: DeletedCounts;
+  setEmbeddings: number;
   putTurnTrace: TurnTrace;
   deleteUserData: DeletedCounts;
 }
-export type ResultOf<O extends Operation> = Results[O["op"]];
 
-const integrity = (message: string) => new IntegrityError(message);
-const q = JSON.stringify;
+export type { CheckMode, OwnerFilter };
+export type ResultOf<O extends Operation> = Results[O["op"]];
 
 /**
  * Checks the integrity rules against the current state. Throws `IntegrityError`; returns
  * `false` when the operation would change nothing (it is then not journaled).
  */
-export function checkOperation(state: MemoryState, op: Operation): boolean {
+export function checkOperation(state: MemoryState, op: Operation, mode: CheckMode): boolean {
   switch (op.op) {
     case "putConversation":
+      if (mode === "live") checkConversation(state, op.conversation);
       return true;
     case "deleteConversation":
       return state.conversations.has(op.id);
+    case "softDeleteConversation":
+      return state.conversations.get(op.id)?.deletedAt === null;
+    case "restoreConversation": {
+      const c = state.conversations.get(op.id);
+      return c !== undefined && c.deletedAt !== null;
+    }
     case "deleteUserData":
       return state.conversationIdsByUser.has(op.userId);
     case "flagMessage": {
-      const entry = state.messages.get(op.id);
-      return entry !== undefined && entry.message.isFlagged !== op.flagged;
+      const m = state.messages.get(op.id)?.message;
+      return m !== undefined && m.deletedAt === null && m.isFlagged !== op.flagged;
     }
+    case "softDeleteMessage":
+      return state.messages.get(op.id)?.message.deletedAt === null;
+    case "restoreMessage":
+      return checkRestoreMessage(state, op.id);
+    case "deleteMessage":
+      return state.messages.has(op.id);
+    case "purgeDeleted":
+      return true;
+    case "setEmbeddings":
+      return op.updates.some((u) => {
+        const m = state.messages.get(u.id)?.message;
+        return m !== undefined && m.deletedAt === null && m.originalContent === u.originalContent;
+      });
     case "putMessages":
-      for (const m of op.messages) {
-        if (!state.conversations.has(m.conversationId)) {
-          throw integrity(`message ${q(m.id)}: conversation ${q(m.conversationId)} does not exist`);
-        }
-        const existing = state.messages.get(m.id)?.message;
-        if (existing && existing.conversationId !== m.conversationId) {
-          throw integrity(
-            `message ${q(m.id)} belongs to conversation ${q(existing.conversationId)} and cannot move to ${q(m.conversationId)}`,
-          );
-        }
-      }
+      checkMessages(state, op.messages, op.ensureConversation, mode);
       return true;
-    case "putTurnTrace": {
-      const t = op.trace;
-      const message = state.messages.get(t.messageId)?.message;
-      if (!message) {
-        throw integrity(`turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`);
-      }
-      if (message.conversationId !== t.conversationId) {
-        throw integrity(
-          `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(message.conversationId)}, not ${q(t.conversationId)}`,
-        );
-      }
-      const other = state.traceIdByMessage.get(t.messageId);
-      if (other !== undefined && other !== t.id) {
-        throw integrity(`message ${q(t.messageId)} already has turn trace ${q(other)}`);
-      }
+    case "putTurnTrace":
+      checkTrace(state, op.trace, mode);
       return true;
-    }
   }
 }
 
@@ -107,137 +127,43 @@ function apply(state: MemoryState, op: Operation): Results[keyof Results] {
     }
     case "deleteConversation":
       return state.removeConversation(op.id) !== null;
-    case "deleteUserData": {
-      const counts = { conversations: 0, messages: 0, turnTraces: 0 };
-      for (const id of [...(state.conversationIdsByUser.get(op.userId) ?? [])]) {
-        const removed = state.removeConversation(id);
-        if (!removed) continue;
-        counts.conversations++;
-        counts.messages += removed.messages;
-        counts.turnTraces += removed.turnTraces;
-      }
-      return counts;
-    }
+    case "softDeleteConversation":
+      return softDeleteConversation(state, op.id, op.deletedAt);
+    case "restoreConversation":
+      return restoreConversation(state, op.id);
+    case "deleteUserData":
+      return removeUserData(state, op.userId, op.tenantId);
     case "flagMessage": {
       const entry = state.messages.get(op.id);
-      if (!entry) return null;
-      entry.message = { ...entry.message, isFlagged: op.flagged };
+      if (!entry || entry.message.deletedAt !== null) return null;
+      if (entry.message.isFlagged !== op.flagged)
+        state.replaceMessage(entry, { ...entry.message, isFlagged: op.flagged });
       return entry.message;
     }
-    case "putMessages":
-      for (const m of op.messages) state.putMessage(m);
-      return op.messages;
-    case "putTurnTrace":
-      state.putTrace(op.trace);
-      return op.trace;
-  }
-}
-
-/** An operation as JSON text, without `gen`. */
-function encodeBody(op: Operation): string {
-  if (op.op === "putMessages") {
-    const messages = op.messages.map((m) => stringifyMessage(m)).join(",");
-    return `{"op":"putMessages","messages":[${messages}]}`;
-  }
-  return JSON.stringify(op);
-}
-
-/** The journal line of an operation (without the newline). */
-export function encodeOperation(op: Operation, gen: number): string {
-  return `{"gen":${gen},${encodeBody(op).slice(1)}`;
-}
-
-/**
- * The journal line of operations committed together (see `group-commit.ts`): one line, so that
- * a crash keeps all of them or none. A single operation is written as an ordinary line.
- */
-export function encodeGroup(ops: readonly Operation[], gen: number): string {
-  if (ops.length === 1) return encodeOperation(ops[0]!, gen);
-  return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
-}
-
-const FIELDS: Record<Operation["op"], string[]> = {
-  putConversation: ["conversation"],
-  deleteConversation: ["id"],
-  putMessages: ["messages"],
-  flagMessage: ["id", "flagged"],
-  putTurnTrace: ["trace"],
-  deleteUserData: ["userId"],
-};
-
-const NOT_AN_OPERATION = "journal line is not a known operation record";
-
-function isGeneration(gen: unknown): gen is number {
-  return Number.isSafeInteger(gen) && (gen as number) >= 0;
-}
-
-/**
- * Validates a parsed journal line, an operation or a group of them; anything off is a
- * `CorruptDataError` naming `location`.
- */
-export function decodeLine(value: unknown, location: string): { gen: number; ops: Operation[] } {
-  const line = value as Record<string, unknown>;
-  if (typeof value === "object" && value !== null && line.op === "group") {
-    const keys = Object.keys(value);
-    if (
-      !isGeneration(line.gen) ||
-      keys.length !== 3 ||
-      !keys.includes("ops") ||
-      !Array.isArray(line.ops) ||
-      line.ops.length === 0
-    ) {
-      throw corruptData(NOT_AN_OPERATION, location);
-    }
-    return { gen: line.gen, ops: line.ops.map((entry) => decodeEntry(entry, location, false)) };
-  }
-  if (!isGeneration(line?.gen)) throw corruptData(NOT_AN_OPERATION, location);
-  return { gen: line.gen, ops: [decodeEntry(value, location, true)] };
-}
-
-/** One operation: a whole line (`withGen`) or an entry of a group line. */
-function decodeEntry(value: unknown, location: string, withGen: boolean): Operation {
-  const line = value as Record<string, unknown>;
-  const fields = typeof line?.op === "string" ? FIELDS[line.op as Operation["op"]] : undefined;
-  const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
-  if (
-    Array.isArray(value) ||
-    !fields ||
-    !Object.hasOwn(FIELDS, line.op as string) ||
-    keys.length !== fields.length + (withGen ? 2 : 1) ||
-    !fields.every((f) => keys.includes(f))
-  ) {
-    throw corruptData(NOT_AN_OPERATION, location);
-  }
-  const id = (key: string) => parseStored(IdSchema, line[key], key, location);
-  switch (line.op as Operation["op"]) {
-    case "putConversation": {
-      const conversation = parseStored(
-        ConversationRecordSchema,
-        line.conversation,
-        "conversation",
-        location,
-        canonicalConversationRecord,
-      );
-      return { op: "putConversation", conversation };
-    }
-    case "deleteConversation":
-      return { op: "deleteConversation", id: id("id") };
-    case "deleteUserData":
-      return { op: "deleteUserData", userId: id("userId") };
-    case "flagMessage":
-      if (typeof line.flagged !== "boolean")
-        throw corruptData("flagged must be a boolean", location);
-      return { op: "flagMessage", id: id("id"), flagged: line.flagged };
+    case "softDeleteMessage":
+      return softDeleteMessage(state, op.id, op.deletedAt);
+    case "restoreMessage":
+      return restoreMessage(state, op.id);
+    case "deleteMessage":
+      return state.removeMessage(op.id);
+    case "purgeDeleted":
+      return purgeDeleted(state, op.before, op.scope);
+    case "setEmbeddings":
+      return setEmbeddings(state, op.updates);
     case "putMessages": {
-      if (!Array.isArray(line.messages)) throw corruptData("messages must be an array", location);
-      const messages = line.messages.map((m, i) =>
-        parseStored(MessageSchema, m, `messages[${i}]`, location, canonicalMessage),
-      );
-      return { op: "putMessages", messages };
+      const ensure = op.ensureConversation;
+      if (ensure && !state.conversations.has(ensure.id))
+        state.setConversation(storedConversation(ensure, null));
+      return op.messages.map((m) => {
+        const stored = storedMessage(state, m);
+        state.putMessage(stored);
+        return stored;
+      });
     }
     case "putTurnTrace": {
-      const trace = parseStored(TurnTraceSchema, line.trace, "trace", location, canonicalTurnTrace);
-      return { op: "putTurnTrace", trace };
+      const stored = storedTrace(state, op.trace);
+      state.putTrace(stored);
+      return stored;
     }
   }
 }

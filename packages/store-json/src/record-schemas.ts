@@ -1,5 +1,5 @@
 import {
-  ConversationSchema,
+  ConversationRecordSchema,
   CorruptDataError,
   TimestampSchema,
   ValidationError,
@@ -7,8 +7,11 @@ import {
 import { parseInput } from "@message-store/core/adapter";
 import { ADAPTER } from "./config.js";
 
-/** A conversation record as a journal line holds it (the derived `lastActivityAt` is not stored). */
-export const ConversationRecordSchema = ConversationSchema.omit({ lastActivityAt: true });
+/**
+ * A conversation record as a journal line holds it (the derived `lastActivityAt` is not stored):
+ * core's record schema, which fills the fields a record written before they existed lacks.
+ */
+export { ConversationRecordSchema };
 
 /**
  * A conversation as the main file holds it. `lastMessageAt` may be omitted in a hand-written

@@ -14,6 +14,7 @@ import {
   type StoredConversation,
   storedConversation,
 } from "./memory-state.js";
+import { storedTrace } from "./operation-rules.js";
 import {
   corruptData,
   describeRecord,
@@ -23,14 +24,16 @@ import {
 
 /*
  * The main file: one pretty-printed JSON document,
- *   { "format": "message-store", "version": 1, "generation": 3,
+ *   { "format": "message-store", "version": 2, "generation": 3,
  *     "conversations": [...], "messages": [...], "turnTraces": [...] }
  * Message sequence is the position in `messages`. `generation` says which journal lines are
  * already folded in (see FilePersistence).
  */
 
 const FORMAT = "message-store";
-const VERSION = 1;
+/** Written: 2 (records with tenants, soft delete and the new message fields). Read: 1 and 2. */
+const VERSION = 2;
+const READABLE = new Set([1, 2]);
 const KEYS = new Set([
   "format",
   "version",
@@ -115,12 +118,12 @@ function loadDocument(doc: unknown, path: string): Snapshot {
       path,
     );
   }
-  if (d.version !== VERSION) {
+  if (!READABLE.has(d.version as number)) {
     const newer = typeof d.version === "number" && d.version > VERSION;
     throw corruptData(
       newer
         ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
-        : `main file ${path} has an unsupported "version" (expected ${VERSION})`,
+        : `main file ${path} has an unsupported "version" (expected 1 or ${VERSION})`,
       path,
     );
   }
@@ -174,7 +177,8 @@ function loadDocument(doc: unknown, path: string): Snapshot {
     if (state.traceIdByMessage.has(t.messageId)) {
       throw corruptData(`${what}: message ${JSON.stringify(t.messageId)} already has a trace`, at);
     }
-    state.putTrace(t, false);
+    // Files of version 1 may hold traces without a user; the contract gives them the owner's.
+    state.putTrace(storedTrace(state, t), false);
   });
   state.sortIndexes();
   return { state, generation: generation as number };

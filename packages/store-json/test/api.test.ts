@@ -114,7 +114,10 @@ describe.each([
       ["c3", "u2"],
     ] as const) {
       await store.storeConversation({ id: c, userId: user, createdAt: 1 });
-      await store.storeMessages([message(`${c}-a`, c, 1), message(`${c}-b`, c, 2)]);
+      await store.storeMessages([
+        message(`${c}-a`, c, 1, { userId: user }),
+        message(`${c}-b`, c, 2, { userId: user }),
+      ]);
       await store.storeTurnTrace(trace(`${c}-t`, `${c}-b`, c, 3, { agentId: "agent" }));
     }
     expect(await store.deleteConversation("c1")).toBe(true);

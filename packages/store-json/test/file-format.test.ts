@@ -31,15 +31,19 @@ describe("main file", () => {
       "turnTraces",
     ]);
     expect(doc.format).toBe("message-store");
-    expect(doc.version).toBe(1);
+    expect(doc.version).toBe(2);
     expect(doc.conversations).toEqual([
       {
         id: "c1",
         userId: "u1",
+        tenantId: null,
         agentId: null,
         title: "first",
+        description: null,
+        status: "active",
         createdAt: 10,
         updatedAt: 10,
+        deletedAt: null,
         tags: [],
         metadata: {},
         lastMessageAt: 100,
@@ -51,7 +55,7 @@ describe("main file", () => {
     expect(doc.turnTraces[0]).toMatchObject({ id: "t1", messageId: "m2", agentId: "agent-1" });
     // Two-space indentation, one key per line, the embedding kept on one line.
     expect(text).toContain('\n  "conversations": [\n    {\n      "id": "c1",\n');
-    expect(text).toContain('\n      "embedding": [1,-0.5,0.25]\n');
+    expect(text).toContain('\n      "embedding": [1,-0.5,0.25],\n');
     expect(text).toContain('"originalContent": "nul \\u0000 inside"');
     expect(text.endsWith("}\n")).toBe(true);
   });

@@ -71,17 +71,25 @@ describe("group commit", () => {
     await store.close();
   });
 
-  it("moves a trace and gives its old message a new one, as one-by-one commits would", async () => {
+  it("refuses to move a trace and then gives the message a new one, as one-by-one commits would", async () => {
     const path = join(tempDir(), "db.json");
     const store = await openWithConversations(path, 1);
     await store.storeMessages([message("m1", "c0", 1), message("m2", "c0", 2)]);
     await store.storeTurnTrace(trace("t1", "m1", "c0", 1));
-    await Promise.all([
+    const results = await Promise.allSettled([
       store.storeTurnTrace(trace("t1", "m2", "c0", 2)),
-      store.storeTurnTrace(trace("t2", "m1", "c0", 1)),
+      store.storeTurnTrace(trace("t2", "m2", "c0", 2)),
+      store.softDeleteMessage("m1"),
+      store.storeTurnTrace(trace("t3", "m1", "c0", 1)),
     ]);
-    expect((await store.getTurnTraceByMessageId("m1"))?.id).toBe("t2");
-    expect((await store.getTurnTraceByMessageId("m2"))?.id).toBe("t1");
+    expect(results.map((r) => r.status)).toEqual([
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+    ]);
+    expect((await store.getTurnTraceByMessageId("m1", { includeDeleted: true }))?.id).toBe("t1");
+    expect((await store.getTurnTraceByMessageId("m2"))?.id).toBe("t2");
     await store.close();
   });
 

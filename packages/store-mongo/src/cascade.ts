@@ -49,3 +49,17 @@ export async function deleteUserCascade(ctx: MongoContext, userId: string): Prom
   };
   return ctx.transactions ? inTransaction(ctx, run) : run();
 }
+
+/**
+ * Deletes one message and its trace; `false` when the message did not exist. Without
+ * transactions the trace goes first, so no trace is ever left without its message.
+ */
+export async function deleteMessageCascade(ctx: MongoContext, id: string): Promise<boolean> {
+  const run = async (session?: ClientSession): Promise<boolean> => {
+    const options = session ? { session } : {};
+    await ctx.traces.deleteMany({ messageId: id }, options);
+    const removed = await ctx.messages.deleteOne({ _id: id }, options);
+    return removed.deletedCount === 1;
+  };
+  return ctx.transactions ? inTransaction(ctx, run) : run();
+}

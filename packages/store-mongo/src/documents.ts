@@ -88,6 +88,7 @@ const MESSAGE = storedFields(MESSAGE_FIELDS, {
     arguments: json(IN_ARRAY_ITEM),
     result: json(IN_ARRAY_ITEM),
   }),
+  toolArguments: json(TOP),
   metadata: json(TOP),
 });
 const TRACE = storedFields(TURN_TRACE_FIELDS, {

@@ -17,10 +17,11 @@ import {
   type PageRequest,
   parseConfig,
   type SequencedMessage,
+  type StoreMessagesOptions,
   summarizeTraces,
   type TraceKey,
 } from "@message-store/core/adapter";
-import { deleteConversationCascade, deleteUserCascade } from "./cascade.js";
+import { deleteConversationCascade, deleteMessageCascade, deleteUserCascade } from "./cascade.js";
 import type { MongoContext } from "./collections.js";
 import { ADAPTER, MongoConfigSchema, type MongoStoreConfig } from "./config.js";
 import { connectMongo } from "./connect-mongo.js";
@@ -40,7 +41,7 @@ import {
   UNLIMITED,
   usageFilter,
 } from "./queries.js";
-import { upsertConversation } from "./upsert-conversation.js";
+import { insertConversationIfMissing, upsertConversation } from "./upsert-conversation.js";
 import { writeMessages } from "./write-messages.js";
 import { writeTrace } from "./write-trace.js";
 
@@ -140,11 +141,20 @@ export class MongoMessageStore extends MessageStore {
     return this.#write(() => deleteConversationCascade(this.#ctx, id));
   }
 
-  protected _storeMessages(messages: Message[]): Promise<Message[]> {
+  protected _storeMessages(messages: Message[], options: StoreMessagesOptions): Promise<Message[]> {
     return this.#write(async () => {
+      // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
+      // conversation is a write of its own, before the batch.
+      if (options.ensureConversation) {
+        await insertConversationIfMissing(this.#ctx, options.ensureConversation);
+      }
       await writeMessages(this.#ctx, messages);
       return messages;
     });
+  }
+
+  protected _deleteMessage(id: string): Promise<boolean> {
+    return this.#write(() => deleteMessageCascade(this.#ctx, id));
   }
 
   protected _getMessage(id: string): Promise<Message | null> {

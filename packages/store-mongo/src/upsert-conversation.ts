@@ -98,3 +98,30 @@ function contention(id: string): StorageError {
     `conversation ${JSON.stringify(id)} changed under every one of ${MAX_ATTEMPTS} attempts`,
   );
 }
+
+/**
+ * Creates the conversation unless one with its id exists (which is then left as it is): what
+ * `storeSessionMessages` needs before its messages are written.
+ */
+export async function insertConversationIfMissing(
+  ctx: MongoContext,
+  record: ConversationRecord,
+): Promise<void> {
+  try {
+    await ctx.conversations.updateOne(
+      { _id: record.id },
+      {
+        $setOnInsert: {
+          ...conversationFields(record),
+          lastActivityAt: record.updatedAt,
+          lastMessageAt: null,
+          lastSequence: 0,
+        },
+      },
+      { upsert: true },
+    );
+  } catch (error) {
+    // A concurrent insert of the same id won: the conversation exists, which is all we need.
+    if (!isDuplicateKey(error)) throw error;
+  }
+}

@@ -22,6 +22,7 @@ import {
   type PageRequest,
   parseConfig,
   type SequencedMessage,
+  type StoreMessagesOptions,
   type TraceKey,
 } from "@message-store/core/adapter";
 import pg from "pg";
@@ -184,7 +185,16 @@ export class PostgresMessageStore extends MessageStore {
     return (result.rowCount ?? 0) > 0;
   }
 
-  protected async _storeMessages(messages: Message[]): Promise<Message[]> {
+  protected async _storeMessages(
+    messages: Message[],
+    options: StoreMessagesOptions,
+  ): Promise<Message[]> {
+    // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
+    // conversation is a statement of its own, before the batch.
+    const ensure = options.ensureConversation;
+    if (ensure) {
+      await runQuery(this.#pool, this.#q.insertConversationIfMissing, conversationParams(ensure));
+    }
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     if (messages.length === 1) {
       await this.#runner.write(this.#q.putMessage, [messageParam(messages[0]!)]);
@@ -194,6 +204,11 @@ export class PostgresMessageStore extends MessageStore {
     // The batch is stored exactly as given (the codec is lossless); reading it back would cost
     // a second round trip for identical data.
     return messages;
+  }
+
+  protected async _deleteMessage(id: string): Promise<boolean> {
+    const result = await runQuery(this.#pool, this.#q.deleteMessage, [encodeText(id)]);
+    return (result.rowCount ?? 0) > 0;
   }
 
   protected async _getMessage(id: string): Promise<Message | null> {

@@ -124,20 +124,32 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("an agent's traces come from idx_tt_agent_time, newest first, without a sort", async () => {
     const plan = await explain(
-      q.listTraces({ agentId: "agent-3" }, { timestamp: 30_000, id: "trace-30000" }, 21),
+      q.listTraces(
+        { agentId: "agent-3", includeDeleted: false },
+        { timestamp: 30_000, id: "trace-30000" },
+        21,
+      ),
     );
     expect(usesIndex(plan, "idx_tt_agent_time")).toBe(true);
     expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
     const windowed = await explain(
-      q.listTraces({ agentId: "agent-3", since: 100, until: 20_000 }, null, 21),
+      q.listTraces(
+        { agentId: "agent-3", since: 100, until: 20_000, includeDeleted: false },
+        null,
+        21,
+      ),
     );
     expect(usesIndex(windowed, "idx_tt_agent_time")).toBe(true);
   });
 
   it("queryTurnTraces by tool or model uses the GIN indexes (containment)", async () => {
-    const byTool = await explain(q.listTraces({ toolName: "rare_tool" }, null, 21));
+    const byTool = await explain(
+      q.listTraces({ toolName: "rare_tool", includeDeleted: false }, null, 21),
+    );
     expect(usesIndex(byTool, "idx_tt_tool_gin")).toBe(true);
-    const byModel = await explain(q.listTraces({ model: "rare-model" }, null, 21));
+    const byModel = await explain(
+      q.listTraces({ model: "rare-model", includeDeleted: false }, null, 21),
+    );
     expect(usesIndex(byModel, "idx_tt_llm_gin")).toBe(true);
     const hits = await store.queryTurnTraces({ toolName: "rare_tool" });
     expect(hits.items).toHaveLength(13);

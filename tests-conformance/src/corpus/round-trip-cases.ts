@@ -97,7 +97,7 @@ export const ROUND_TRIP_CASES: CorpusCase[] = [
     records({
       conversation: { id: "c".repeat(256), userId: "😀".repeat(128), agentId: "é".repeat(256) },
       messages: [{ id: "m".repeat(256), episodeId: "e".repeat(256), toolCallId: "t".repeat(256) }],
-      trace: { id: "🎉".repeat(128), agentId: "a".repeat(256), userId: "u".repeat(256) },
+      trace: { id: "🎉".repeat(128), agentId: "a".repeat(256), userId: "😀".repeat(128) },
     }),
   ),
   roundTrips("ids that differ only in whitespace", () =>

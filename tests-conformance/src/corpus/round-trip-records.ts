@@ -45,6 +45,8 @@ export function everyString(text: (i: number) => string, ids: boolean): RoundTri
       userId: id(11, "rt-user"),
       agentId: id(12, "rt-agent"),
       title: t(13),
+      description: t(16),
+      status: t(17),
       tags: [t(14), t(15)],
       metadata: json,
     },
@@ -71,13 +73,18 @@ export function everyString(text: (i: number) => string, ids: boolean): RoundTri
         ],
         toolCallId: id(36, "rt-call-0"),
         toolName: t(37),
+        toolArguments: json,
+        tags: [t(38)],
         metadata: json,
+        traceId: id(39, "rt-otel-trace"),
+        spanId: id(53, "rt-otel-span"),
       },
     ],
     trace: {
       id: id(40, "rt-trace"),
       agentId: id(41, "rt-agent"),
-      userId: id(42, "rt-user"),
+      // A trace's user is its conversation's owner.
+      userId: id(11, "rt-user"),
       llmCalls: [
         {
           purpose: "other",

@@ -21,12 +21,14 @@ const call = (
 const tool = (toolName: string) => ({ toolName });
 const err = [{ type: "boom" }];
 
-/** Six traces over two conversations whose owner differs from some traces' userId. */
+/** Six traces over three conversations of two users (a trace's user is its conversation's owner). */
 async function seedQuery(store: MessageStoreApi) {
   const convA = conversation({ id: "convA", userId: "u1" });
   const convB = conversation({ id: "convB", userId: "u2" });
+  const convC = conversation({ id: "convC", userId: "u1" });
   await store.storeConversation(convA);
   await store.storeConversation(convB);
+  await store.storeConversation(convC);
   const rows: [
     string,
     string,
@@ -41,9 +43,9 @@ async function seedQuery(store: MessageStoreApi) {
     ["q1", "A", convA, "u1", 10, 100, ["search"], ["gpt"], false],
     ["q2", "A", convA, "u1", 20, 50, ["calc", "search"], ["claude"], true],
     ["q3", "B", convB, "u2", 20, 500, [], ["gpt", "claude"], false],
-    ["q4", "B", convA, null, 30, 0, ["calc"], [], true],
+    ["q4", "B", convA, "u1", 30, 0, ["calc"], [], true],
     ["q5", "A", convB, "u2", 40, 1000, ["search"], ["gpt"], false],
-    ["q6", "C", convB, "u1", 10, 99, [], [], false],
+    ["q6", "C", convC, "u1", 10, 99, [], [], false],
   ];
   for (const [id, agentId, c, userId, ts, totalTokens, tools, models, errors] of rows) {
     const m = await store.storeMessage(message(c, { id: `msg-${id}`, role: "assistant" }));
@@ -68,7 +70,7 @@ const QUERIES: [TurnTraceQueryInput, string[]][] = [
   [{ agentId: "A" }, ["q5", "q2", "q1"]],
   [{ agentId: "B" }, ["q4", "q3"]],
   [{ conversationId: "convA" }, ["q4", "q2", "q1"]],
-  [{ userId: "u1" }, ["q2", "q6", "q1"]],
+  [{ userId: "u1" }, ["q4", "q2", "q6", "q1"]],
   [{ userId: "u2" }, ["q5", "q3"]],
   [{ since: T0 + 20 }, ["q5", "q4", "q3", "q2"]],
   [{ until: T0 + 20 }, ["q6", "q1"]],
@@ -92,8 +94,12 @@ const QUERIES: [TurnTraceQueryInput, string[]][] = [
 const D = Date.UTC(2025, 2, 10);
 
 async function seedUsage(store: MessageStoreApi) {
-  const c = conversation({ id: "usage-conv", userId: "u1" });
-  await store.storeConversation(c);
+  const owned = {
+    u1: conversation({ id: "usage-conv", userId: "u1" }),
+    u2: conversation({ id: "usage-conv-2", userId: "u2" }),
+  };
+  await store.storeConversation(owned.u1);
+  await store.storeConversation(owned.u2);
   const rows: [
     string,
     string,
@@ -132,6 +138,7 @@ async function seedUsage(store: MessageStoreApi) {
     llmCalls,
     errors,
   ] of rows) {
+    const c = owned[userId as keyof typeof owned];
     const m = await store.storeMessage(message(c, { id: `msg-${id}`, role: "assistant" }));
     await store.storeTurnTrace(
       trace(m, {

@@ -48,7 +48,7 @@ export function compressionSuite(h: Harness): void {
     }
     const byId = (ms: Message[], id: string) => ms.find((m) => m.id === id)!;
 
-    it("a long assistant message becomes head + hint naming the message and getMessage + tail", async () => {
+    it("a long assistant message becomes head + hint naming the message and the lookup_message tool + tail", async () => {
       const { c, stored } = await seed();
       const context = await h.store.getImmediateContext(c.id, 10, { compress });
       const text = byId(context, "assistant-long").originalContent;
@@ -56,8 +56,8 @@ export function compressionSuite(h: Harness): void {
       expect(text.startsWith(LONG.slice(0, 50))).toBe(true);
       expect(text.endsWith(LONG.slice(-50))).toBe(true);
       const hint = text.slice(50, -50);
-      expect(hint).toContain("assistant-long");
-      expect(hint).toContain("getMessage");
+      expect(hint).toContain('"assistant-long"');
+      expect(hint).toContain("lookup_message");
       expect(hint).not.toContain(LONG.slice(50, 60));
       expect({ ...byId(context, "assistant-long"), originalContent: LONG }).toEqual(
         byId(stored, "assistant-long"),
@@ -100,7 +100,7 @@ export function compressionSuite(h: Harness): void {
         });
         expect(m!.originalContent.isWellFormed(), `keepChars ${keepChars}`).toBe(true);
         expect(m!.originalContent.length).toBeLessThan(emoji.length);
-        expect(m!.originalContent).toContain("getMessage");
+        expect(m!.originalContent).toContain("lookup_message");
       }
     });
 

@@ -25,7 +25,15 @@ export function concurrencySuite(h: Harness): void {
       expect(listed).toHaveLength(1);
       const final = listed[0]!;
       const i = Number(final.title!.slice(1));
-      expect(final).toEqual({ ...versions[i], agentId: null, lastActivityAt: T0 });
+      expect(final).toEqual({
+        ...versions[i],
+        tenantId: null,
+        agentId: null,
+        description: null,
+        status: "active",
+        deletedAt: null,
+        lastActivityAt: T0,
+      });
       expect(await h.store.getConversation("contended")).toEqual(final);
     });
 

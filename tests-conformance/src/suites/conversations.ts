@@ -1,15 +1,21 @@
 import { describe, expect, it } from "vitest";
+import { requireCapabilities } from "../capabilities.js";
 import { allConversations, listAll } from "../dump.js";
+import { expectRejection } from "../expect-error.js";
 import { conversation, fullConversation, message, T0 } from "../fixtures.js";
 import type { Harness } from "../harness.js";
 
 const CONVERSATION_KEYS = [
   "agentId",
   "createdAt",
+  "deletedAt",
+  "description",
   "id",
   "lastActivityAt",
   "metadata",
+  "status",
   "tags",
+  "tenantId",
   "title",
   "updatedAt",
   "userId",
@@ -38,10 +44,14 @@ export function conversationsSuite(h: Harness): void {
       expect(read).toEqual({
         id: "c-defaults",
         userId: "u-1",
+        tenantId: null,
         agentId: null,
         title: null,
+        description: null,
+        status: "active",
         createdAt: read!.createdAt,
         updatedAt: read!.createdAt,
+        deletedAt: null,
         tags: [],
         metadata: {},
         lastActivityAt: read!.createdAt,
@@ -58,7 +68,12 @@ export function conversationsSuite(h: Harness): void {
     it("round-trips every field of a fully populated conversation", async () => {
       const input = fullConversation();
       const stored = await h.store.storeConversation(input);
-      const expected = { ...input, lastActivityAt: input.updatedAt };
+      const expected = {
+        tenantId: null,
+        deletedAt: null,
+        ...input,
+        lastActivityAt: input.updatedAt,
+      };
       expect(stored).toEqual(expected);
       expect(await h.store.getConversation(input.id)).toEqual(expected);
       expect(await allConversations(h.store, input.userId)).toEqual([expected]);
@@ -75,10 +90,14 @@ export function conversationsSuite(h: Harness): void {
       const expected = {
         id: full.id,
         userId: full.userId,
+        tenantId: null,
         agentId: null,
         title: null,
+        description: null,
+        status: "active",
         createdAt: T0,
         updatedAt: T0,
+        deletedAt: null,
         tags: [],
         metadata: {},
         lastActivityAt: T0,
@@ -88,15 +107,21 @@ export function conversationsSuite(h: Harness): void {
       expect(await allConversations(h.store, full.userId)).toEqual([expected]);
     });
 
-    it("an upsert that changes userId moves the conversation to the new user's list", async () => {
+    it("an upsert with another userId is an IntegrityError: a conversation's owner never changes", async (ctx) => {
+      requireCapabilities(h, ctx, "tenants");
       const c = conversation({ userId: "u-old" });
-      await h.store.storeConversation(c);
+      const stored = await h.store.storeConversation(c);
       await h.store.storeMessage(message(c));
-      await h.store.storeConversation({ ...c, userId: "u-new" });
-      expect(await allConversations(h.store, "u-old")).toEqual([]);
-      const moved = await allConversations(h.store, "u-new");
-      expect(moved.map((x) => x.id)).toEqual([c.id]);
-      expect((await h.store.getMessagesByConversationId(c.id)).items).toHaveLength(1);
+      await expectRejection(
+        () => h.store.storeConversation({ ...c, userId: "u-new", title: "taken" }),
+        "INTEGRITY",
+      );
+      expect(await h.store.getConversation(c.id)).toEqual({
+        ...stored,
+        lastActivityAt: T0 + 1_000,
+      });
+      expect(await allConversations(h.store, "u-new")).toEqual([]);
+      expect((await allConversations(h.store, "u-old")).map((x) => x.id)).toEqual([c.id]);
     });
 
     it("getConversation of an unknown id resolves to null", async () => {

@@ -1,6 +1,8 @@
 import type { MessageStoreApi } from "@message-store/core";
 import { describe, expect, it } from "vitest";
+import { requireCapabilities } from "../capabilities.js";
 import { allConversations, allTraces, dumpStore, listAll, withoutConversations } from "../dump.js";
+import { expectRejection } from "../expect-error.js";
 import { conversation, message, T0, trace } from "../fixtures.js";
 import type { Harness } from "../harness.js";
 
@@ -57,19 +59,25 @@ export function erasureSuite(h: Harness): void {
       expect(after.traces).toHaveLength(5);
     });
 
-    it("goes by the conversation's owner: messages or traces tagged with the user elsewhere stay", async () => {
+    it("goes by the conversation's owner, which every message and trace of it carries", async (ctx) => {
+      requireCapabilities(h, ctx, "tenants");
       const mine = conversation({ id: "mine", userId: "erase-me" });
       const theirs = conversation({ id: "theirs", userId: "other" });
       await h.store.storeConversation(mine);
       await h.store.storeConversation(theirs);
-      const inMine = await h.store.storeMessage(
-        message(mine, { userId: "other", role: "assistant" }),
+      // A record tagged with another user than its conversation's owner cannot exist.
+      await expectRejection(
+        () => h.store.storeMessage(message(mine, { userId: "other", role: "assistant" })),
+        "INTEGRITY",
       );
-      await h.store.storeTurnTrace(trace(inMine, { userId: "other" }));
-      const inTheirs = await h.store.storeMessage(
-        message(theirs, { userId: "erase-me", role: "assistant" }),
+      const inMine = await h.store.storeMessage(message(mine, { role: "assistant" }));
+      await expectRejection(
+        () => h.store.storeTurnTrace(trace(inMine, { userId: "other" })),
+        "INTEGRITY",
       );
-      const kept = await h.store.storeTurnTrace(trace(inTheirs, { userId: "erase-me" }));
+      await h.store.storeTurnTrace(trace(inMine));
+      const inTheirs = await h.store.storeMessage(message(theirs, { role: "assistant" }));
+      const kept = await h.store.storeTurnTrace(trace(inTheirs));
       expect(await h.store.deleteUserData("erase-me")).toEqual({
         conversations: 1,
         messages: 1,

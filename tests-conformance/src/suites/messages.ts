@@ -5,6 +5,7 @@ import type { Harness } from "../harness.js";
 
 const MESSAGE_KEYS = [
   "conversationId",
+  "deletedAt",
   "embedding",
   "enhancedMessage",
   "entities",
@@ -22,10 +23,15 @@ const MESSAGE_KEYS = [
   "role",
   "sentiment",
   "sentimentScore",
+  "spanId",
+  "tags",
+  "tenantId",
   "timestamp",
+  "toolArguments",
   "toolCallId",
   "toolCalls",
   "toolName",
+  "traceId",
   "userId",
 ].sort();
 
@@ -46,6 +52,7 @@ export function messagesSuite(h: Harness): void {
       const stored = await h.store.storeMessage(input);
       const expected = {
         ...input,
+        tenantId: null,
         enhancedMessage: null,
         explicitContext: null,
         episodeId: null,
@@ -61,8 +68,13 @@ export function messagesSuite(h: Harness): void {
         toolCalls: [],
         toolCallId: null,
         toolName: null,
+        toolArguments: null,
+        tags: [],
         metadata: {},
+        traceId: null,
+        spanId: null,
         embedding: null,
+        deletedAt: null,
       };
       expect(stored).toEqual(expected);
       const read = await h.store.getMessage("m-1");
@@ -93,9 +105,10 @@ export function messagesSuite(h: Harness): void {
       await h.store.storeConversation(c);
       const input = fullMessage(c);
       const stored = await h.store.storeMessage(input);
-      expect(stored).toEqual(input);
-      expect(await h.store.getMessage(input.id)).toEqual(input);
-      expect(await allMessages(h.store, c.id)).toEqual([input]);
+      const expected = { tenantId: null, deletedAt: null, ...input };
+      expect(stored).toEqual(expected);
+      expect(await h.store.getMessage(input.id)).toEqual(expected);
+      expect(await allMessages(h.store, c.id)).toEqual([expected]);
     });
 
     it("round-trips embeddings exactly as float64", async () => {

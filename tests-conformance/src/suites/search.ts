@@ -8,8 +8,10 @@ import type { Harness } from "../harness.js";
 async function seed(store: MessageStoreApi) {
   const c1 = conversation({ id: "s-conv", userId: "u1" });
   const c2 = conversation({ id: "s-conv2", userId: "u2" });
+  const c3 = conversation({ id: "s-conv3", userId: "u2" });
   await store.storeConversation(c1);
   await store.storeConversation(c2);
+  await store.storeConversation(c3);
   const rows: [typeof c1, string, number[] | null, Record<string, unknown>?][] = [
     [c1, "s-b", [1, 0, 0]],
     [c1, "s-a", [2, 0, 0]],
@@ -21,7 +23,7 @@ async function seed(store: MessageStoreApi) {
     [c1, "s-h", [1, 0, 0], { isFlagged: true }],
     [c1, "s-i", null],
     [c2, "s-j", [1, 0.5, 0]],
-    [c1, "s-k", [0.5, 0, 0.5], { userId: "u2" }],
+    [c3, "s-k", [0.5, 0, 0.5]],
   ];
   for (const [c, id, embedding, extra] of rows) {
     await store.storeMessage(message(c, { id, embedding, timestamp: T0, ...extra }));
@@ -112,8 +114,11 @@ export function searchSuite(h: Harness): void {
         only(["s-j"]),
       );
       expect(
-        summary(await h.store.searchMessages({ ...q, conversationId: "s-conv", userId: "u2" })),
+        summary(await h.store.searchMessages({ ...q, conversationId: "s-conv3", userId: "u2" })),
       ).toEqual(only(["s-k"]));
+      expect(
+        await h.store.searchMessages({ ...q, conversationId: "s-conv", userId: "u2" }),
+      ).toEqual([]);
       expect(await h.store.searchMessages({ ...q, userId: "nobody" })).toEqual([]);
     });
 
@@ -139,6 +144,7 @@ export function searchSuite(h: Harness): void {
       await h.store.deleteConversation("s-conv");
       expect(summary(await h.store.searchMessages({ embedding: [1, 0, 0] }))).toEqual([
         ["s-j", 0.894427191],
+        ["s-k", COS_45],
       ]);
     });
 
@@ -146,7 +152,10 @@ export function searchSuite(h: Harness): void {
       requireSearch(ctx);
       await seed(h.store);
       const hits = await h.store.forUser("u2").searchMessages({ embedding: [1, 0, 0] });
-      expect(summary(hits)).toEqual([["s-j", 0.894427191]]);
+      expect(summary(hits)).toEqual([
+        ["s-j", 0.894427191],
+        ["s-k", COS_45],
+      ]);
     });
   });
 }

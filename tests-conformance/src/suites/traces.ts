@@ -1,12 +1,15 @@
 import type { MessageStoreApi } from "@message-store/core";
 import { describe, expect, it } from "vitest";
+import { requireCapabilities } from "../capabilities.js";
 import { allAgentTraces, allTraces } from "../dump.js";
+import { expectRejection } from "../expect-error.js";
 import { conversation, fullTrace, message, T0, trace } from "../fixtures.js";
 import type { Harness } from "../harness.js";
 
 const TRACE_KEYS = [
   "agentId",
   "conversationId",
+  "deletedAt",
   "errors",
   "flowEvents",
   "id",
@@ -16,6 +19,7 @@ const TRACE_KEYS = [
   "reasoningSteps",
   "slotEvents",
   "taskEmissions",
+  "tenantId",
   "timestamp",
   "toolTraces",
   "totalLatencyMs",
@@ -32,6 +36,14 @@ async function assistantMessages(store: MessageStoreApi, count: number) {
   );
 }
 
+/**
+ * The `userId` a trace stored without one reads back with: its conversation's owner (the
+ * ownership rules). Adapters that do not declare `capabilities.tenants` yet store `null`.
+ */
+function filledUser(h: Harness, owner: string): string | null {
+  return h.store.capabilities.tenants === true ? owner : null;
+}
+
 /** Turn traces: upsert, defaults, read-back by message and by agent. */
 export function tracesSuite(h: Harness): void {
   describe("turn traces", () => {
@@ -41,7 +53,8 @@ export function tracesSuite(h: Harness): void {
       const stored = await h.store.storeTurnTrace(input);
       const expected = {
         ...input,
-        userId: null,
+        userId: filledUser(h, m!.userId),
+        tenantId: null,
         llmCalls: [],
         taskEmissions: [],
         toolTraces: [],
@@ -50,6 +63,7 @@ export function tracesSuite(h: Harness): void {
         errors: [],
         reasoningSteps: [],
         metadata: {},
+        deletedAt: null,
       };
       expect(stored).toEqual(expected);
       const read = await h.store.getTurnTraceByMessageId(m!.id);
@@ -95,9 +109,10 @@ export function tracesSuite(h: Harness): void {
     it("round-trips every field, including finalData of every JSON kind", async () => {
       const [m] = await assistantMessages(h.store, 1);
       const input = fullTrace(m!);
-      expect(await h.store.storeTurnTrace(input)).toEqual(input);
-      expect(await h.store.getTurnTraceByMessageId(m!.id)).toEqual(input);
-      expect(await allAgentTraces(h.store, input.agentId)).toEqual([input]);
+      const expected = { tenantId: null, deletedAt: null, ...input };
+      expect(await h.store.storeTurnTrace(input)).toEqual(expected);
+      expect(await h.store.getTurnTraceByMessageId(m!.id)).toEqual(expected);
+      expect(await allAgentTraces(h.store, input.agentId)).toEqual([expected]);
       const kinds = (await h.store.getTurnTraceByMessageId(m!.id))!.toolTraces.map(
         (t) => t.finalData,
       );
@@ -133,7 +148,7 @@ export function tracesSuite(h: Harness): void {
       expect(await h.store.getTurnTraceByMessageId(m!.id)).toEqual(replaced);
       expect(replaced).toMatchObject({
         agentId: "agent-2",
-        userId: null,
+        userId: filledUser(h, m!.userId),
         llmCalls: [],
         errors: [],
         metadata: {},
@@ -143,15 +158,16 @@ export function tracesSuite(h: Harness): void {
       expect(await allTraces(h.store)).toEqual([replaced]);
     });
 
-    it("an upsert with the same id may move the trace to another untraced message", async () => {
+    it("an upsert with the same id cannot move the trace to another message (IntegrityError)", async (ctx) => {
+      requireCapabilities(h, ctx, "tenants");
       const [m1, m2] = await assistantMessages(h.store, 2);
       const t = await h.store.storeTurnTrace(trace(m1!, { id: "movable" }));
-      const moved = await h.store.storeTurnTrace({ ...t, messageId: m2!.id });
-      expect(await h.store.getTurnTraceByMessageId(m1!.id)).toBeNull();
-      expect(await h.store.getTurnTraceByMessageId(m2!.id)).toEqual(moved);
-      expect(await allTraces(h.store)).toEqual([moved]);
-      const t1 = await h.store.storeTurnTrace(trace(m1!, { id: "new-for-m1" }));
-      expect(await h.store.getTurnTraceByMessageId(m1!.id)).toEqual(t1);
+      await expectRejection(() => h.store.storeTurnTrace({ ...t, messageId: m2!.id }), "INTEGRITY");
+      expect(await h.store.getTurnTraceByMessageId(m1!.id)).toEqual(t);
+      expect(await h.store.getTurnTraceByMessageId(m2!.id)).toBeNull();
+      expect(await allTraces(h.store)).toEqual([t]);
+      const t2 = await h.store.storeTurnTrace(trace(m2!, { id: "new-for-m2" }));
+      expect(await h.store.getTurnTraceByMessageId(m2!.id)).toEqual(t2);
     });
 
     it("getTurnTracesByAgentId: only that agent, newest first, since inclusive, until exclusive", async () => {

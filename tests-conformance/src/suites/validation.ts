@@ -83,9 +83,9 @@ export function validationSuite(h: Harness): void {
         { compress: { maxChars: 0, keepChars: 10 } },
         { compress: { maxChars: 10, keepChars: -1 } },
         { compress: { maxChars: 1.5, keepChars: 1 } },
-        { compress: { maxChars: 10 } },
         { compress: { maxChars: 10, keepChars: 2, extra: true } },
-        { compress: true },
+        { compress: "yes" },
+        { compress: null },
         { compres: { maxChars: 10, keepChars: 2 } },
         null,
       ];

@@ -13,6 +13,7 @@ import {
   countTraces,
   messagePages,
   tracePages,
+  WITH_DELETED,
 } from "../walk.js";
 
 export interface MigrateOptions {
@@ -122,7 +123,7 @@ async function verify(target: MessageStore, expected: Map<string, Expected>) {
     while (next < ids.length) {
       const id = ids[next++]!;
       const want = expected.get(id)!;
-      const exists = (await target.getConversation(id)) !== null;
+      const exists = (await target.getConversation(id, WITH_DELETED)) !== null;
       const messages = await countMessages(target, id, 1000);
       const turnTraces = await countTraces(target, id, 1000);
       if (exists) found.conversations++;

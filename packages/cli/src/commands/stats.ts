@@ -5,7 +5,7 @@ import { formatTimestamp } from "../format/time.js";
 import { withStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
-import { conversationPages, messagePages, tracePages } from "../walk.js";
+import { conversationPages, LIVE_ONLY, messagePages, tracePages } from "../walk.js";
 
 /** Usage of one agent over all its traces. */
 export interface AgentUsage {
@@ -80,11 +80,11 @@ export async function collectStats(
     turnsWithErrors: 0,
     topAgents: [],
   };
-  for await (const page of conversationPages(store, pageSize)) {
+  for await (const page of conversationPages(store, pageSize, undefined, LIVE_ONLY)) {
     for (const conversation of page) {
       stats.conversations++;
       users.add(conversation.userId);
-      for await (const messages of messagePages(store, conversation.id, pageSize)) {
+      for await (const messages of messagePages(store, conversation.id, pageSize, LIVE_ONLY)) {
         for (const m of messages) {
           stats.messages++;
           if (m.isFlagged) stats.flaggedMessages++;
@@ -97,7 +97,7 @@ export async function collectStats(
   }
   stats.users = users.size;
   const agents = new Map<string, AgentUsage & { latencySum: number }>();
-  for await (const traces of tracePages(store, {}, pageSize)) {
+  for await (const traces of tracePages(store, LIVE_ONLY, pageSize)) {
     for (const t of traces) {
       stats.turnTraces++;
       stats.totalTokens += t.totalTokens;

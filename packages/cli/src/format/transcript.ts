@@ -5,7 +5,13 @@ import { formatDate, formatTime, formatTimestamp } from "./time.js";
 import { visible } from "./visible.js";
 
 /** Markers used in a transcript (also printed as its legend). */
-export const MARKERS = { flagged: "⚑", toolCall: "→", toolResult: "←", trace: "∑" } as const;
+export const MARKERS = {
+  flagged: "⚑",
+  deleted: "✗",
+  toolCall: "→",
+  toolResult: "←",
+  trace: "∑",
+} as const;
 
 export interface TranscriptOptions {
   /** Longest tool argument / result text shown before it is cut with `…` (0: never cut). */
@@ -47,15 +53,28 @@ export function traceSummary(t: TurnTrace): string {
 function header(c: Conversation, messageCount: number): string[] {
   const facts = [
     `user ${c.userId}`,
+    ...(c.tenantId === null ? [] : [`tenant ${c.tenantId}`]),
     ...(c.agentId === null ? [] : [`agent ${c.agentId}`]),
+    `status ${c.status}`,
     `created ${formatTimestamp(c.createdAt)}`,
+    ...(c.deletedAt === null ? [] : [`${MARKERS.deleted} deleted ${formatTimestamp(c.deletedAt)}`]),
     plural(messageCount, "message"),
     ...(c.tags.length > 0 ? [`tags: ${c.tags.join(", ")}`] : []),
   ];
   return [
     `conversation ${JSON.stringify(c.id)}${c.title === null ? "" : ` — ${c.title}`}`,
     facts.join(" · "),
+    ...(c.description === null ? [] : c.description.split("\n")),
   ];
+}
+
+/** The role column: the role, then `⚑` when flagged and `✗` when soft-deleted. */
+function roleLabel(m: Message): string {
+  return [
+    m.role,
+    ...(m.isFlagged ? [MARKERS.flagged] : []),
+    ...(m.deletedAt === null ? [] : [MARKERS.deleted]),
+  ].join(" ");
 }
 
 /** The body lines of one message (content, tool calls and results), unindented. */
@@ -68,17 +87,20 @@ function body(m: Message, options: TranscriptOptions): string[] {
   } else if (m.originalContent !== "") {
     lines.push(...m.originalContent.split("\n"));
   }
+  if (m.role === "tool" && m.toolArguments !== null)
+    lines.push(`  arguments: ${json(m.toolArguments, options.maxJson)}`);
   for (const call of m.toolCalls) {
     lines.push(`${MARKERS.toolCall} ${call.toolName}(${json(call.arguments, options.maxJson)})`);
     if (call.result !== null)
       lines.push(`  ${MARKERS.toolResult} ${json(call.result, options.maxJson)}`);
   }
+  if (m.tags.length > 0) lines.push(`tags: ${m.tags.join(", ")}`);
   return lines;
 }
 
 /**
  * A readable transcript: a header, then one block per message with its UTC time, role,
- * `⚑` when flagged, tool calls (`→ tool(args)`), tool results (`←`) and, under an assistant
+ * `⚑` when flagged, `✗` when soft-deleted, tool calls (`→ tool(args)`), tool results (`←`) and, under an assistant
  * message that ended a turn, the totals of its trace (`∑`). A date line starts each new day.
  */
 export function renderTranscript(
@@ -88,7 +110,7 @@ export function renderTranscript(
   options: TranscriptOptions,
 ): string {
   const out = [...header(conversation, messages.length), ""];
-  const roleWidth = Math.max(4, ...messages.map((m) => m.role.length + (m.isFlagged ? 2 : 0)));
+  const roleWidth = Math.max(4, ...messages.map((m) => roleLabel(m).length));
   const indent = " ".repeat(8 + 2 + roleWidth + 2);
   let day = "";
   for (const m of messages) {
@@ -97,7 +119,7 @@ export function renderTranscript(
       out.push(`── ${date} ──`);
       day = date;
     }
-    const role = (m.isFlagged ? `${m.role} ${MARKERS.flagged}` : m.role).padEnd(roleWidth);
+    const role = roleLabel(m).padEnd(roleWidth);
     const lines = body(m, options);
     const trace = traces.get(m.id);
     if (trace) lines.push(traceSummary(trace));
@@ -108,7 +130,7 @@ export function renderTranscript(
   if (messages.length === 0) out.push("(no messages)");
   out.push(
     "",
-    `${MARKERS.flagged} flagged   ${MARKERS.toolCall} tool call   ${MARKERS.toolResult} tool result   ${MARKERS.trace} turn trace totals   (times UTC)`,
+    `${MARKERS.flagged} flagged   ${MARKERS.deleted} soft-deleted   ${MARKERS.toolCall} tool call   ${MARKERS.toolResult} tool result   ${MARKERS.trace} turn trace totals   (times UTC)`,
   );
   return out.map(visible).join("\n");
 }

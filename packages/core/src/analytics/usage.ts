@@ -1,4 +1,10 @@
 import type { UsageBucket, UsageQuery } from "../models/queries.js";
+
+/** A usage query whose `includeDeleted` may be left out (meaning `false`). */
+export type UsageQueryInputFilter = Omit<UsageQuery, "includeDeleted"> & {
+  includeDeleted?: boolean;
+};
+
 import type { TurnTrace } from "../models/turn-trace.js";
 
 const HOUR = 3_600_000;
@@ -44,13 +50,15 @@ export function finalizeUsage(sums: UsageSums[]): UsageBucket[] {
     }));
 }
 
-/** True when the trace falls in the query's window and agent. */
-export function matchesUsageQuery(t: TurnTrace, q: UsageQuery): boolean {
+/** True when the trace falls in the query's window, agent, user and tenant (and is live, unless `includeDeleted`). */
+export function matchesUsageQuery(t: TurnTrace, q: UsageQueryInputFilter): boolean {
   return (
     t.timestamp >= q.since &&
     t.timestamp < q.until &&
+    (t.deletedAt === null || q.includeDeleted === true) &&
     (q.agentId === undefined || t.agentId === q.agentId) &&
-    (q.userId === undefined || t.userId === q.userId)
+    (q.userId === undefined || t.userId === q.userId) &&
+    (q.tenantId === undefined || t.tenantId === q.tenantId)
   );
 }
 
@@ -58,7 +66,10 @@ export function matchesUsageQuery(t: TurnTrace, q: UsageQuery): boolean {
  * Summarises traces in memory (for adapters that cannot aggregate server-side). Traces outside
  * the query are ignored.
  */
-export function summarizeTraces(traces: Iterable<TurnTrace>, q: UsageQuery): UsageBucket[] {
+export function summarizeTraces(
+  traces: Iterable<TurnTrace>,
+  q: UsageQueryInputFilter,
+): UsageBucket[] {
   const buckets = new Map<number, UsageSums>();
   for (const t of traces) {
     if (!matchesUsageQuery(t, q)) continue;

@@ -25,6 +25,7 @@ const MAX_EMBEDDING = 65_536;
 const text = is(isText);
 const id = is(isId);
 const isBoolean = is((v) => typeof v === "boolean");
+const isTimestamp = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const none = () => null;
 const emptyList = () => [];
 
@@ -81,7 +82,10 @@ const embedding = (v: unknown, copy: boolean) => {
 export const MESSAGE_FIELDS = {
   id: required(IdSchema, id),
   conversationId: required(IdSchema, id),
+  /** Must equal the conversation's `userId` (`IntegrityError` otherwise). */
   userId: required(IdSchema, id),
+  /** The conversation's tenant: `null` on input is filled from it, another value is an `IntegrityError`. */
+  tenantId: optional(IdSchema.nullable(), orNull(id), none),
   role: required(
     MessageRoleSchema,
     is((v) => ROLES.has(v)),
@@ -107,10 +111,7 @@ export const MESSAGE_FIELDS = {
     is((v) => Number.isFinite(v) && (v as number) >= -1 && (v as number) <= 1),
     () => 0,
   ),
-  timestamp: required(
-    TimestampSchema,
-    is((v) => Number.isSafeInteger(v) && (v as number) >= 0),
-  ),
+  timestamp: required(TimestampSchema, is(isTimestamp)),
   toolCalls: optional(
     z.array(ToolCallSchema),
     listOf((v, copy) => canonicalObject(v, TOOL_CALL, copy)),
@@ -118,9 +119,21 @@ export const MESSAGE_FIELDS = {
   ),
   toolCallId: optional(IdSchema.nullable(), orNull(id), none),
   toolName: optional(TextSchema.nullable(), orNull(text), none),
+  /** A tool message: the arguments of the call it answers. */
+  toolArguments: optional(JsonObjectSchema.nullable(), orNull(is(isJsonObject)), none),
+  tags: optional(StringListSchema, textList, emptyList),
   metadata: optional(JsonObjectSchema, is(isJsonObject), () => ({})),
-  /** Optional embedding for semantic search (see `store.capabilities.semanticSearch`). */
+  /** OpenTelemetry trace id of the span that produced the message, for correlation. */
+  traceId: optional(IdSchema.nullable(), orNull(id), none),
+  /** OpenTelemetry span id. */
+  spanId: optional(IdSchema.nullable(), orNull(id), none),
+  /**
+   * Optional embedding of `originalContent` for semantic search (see
+   * `store.capabilities.semanticSearch`); `null` marks the message as pending embedding.
+   */
   embedding: optional(EmbeddingSchema.nullable(), orNull(embedding), none),
+  /** When it was soft-deleted (epoch ms), or `null` while it is live. */
+  deletedAt: optional(TimestampSchema.nullable(), orNull(is(isTimestamp)), none),
 };
 
 /**

@@ -25,3 +25,9 @@ export const CountSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const FiniteSchema = z.number().min(-Number.MAX_VALUE).max(Number.MAX_VALUE);
 
 export const StringListSchema = z.array(TextSchema);
+
+/** A conversation's status: free text of 1–64 characters (`"active"` by default). */
+export const StatusSchema = TextSchema.min(1, "status must not be empty").max(
+  64,
+  "status must be at most 64 characters",
+);

@@ -113,7 +113,10 @@ export const TURN_TRACE_FIELDS = {
   messageId: required(IdSchema, is(isId)),
   conversationId: required(IdSchema, is(isId)),
   agentId: required(IdSchema, is(isId)),
+  /** The conversation's owner: `null` on input is filled from it, another user is an `IntegrityError`. */
   userId: optional(IdSchema.nullable(), orNull(is(isId)), none),
+  /** The conversation's tenant, filled and checked like `userId`. */
+  tenantId: optional(IdSchema.nullable(), orNull(is(isId)), none),
   timestamp: required(TimestampSchema, count),
   totalTokens: required(CountSchema, count),
   totalLatencyMs: required(NonNegativeSchema, nonNegative),
@@ -129,6 +132,8 @@ export const TURN_TRACE_FIELDS = {
   errors: optional(z.array(JsonObjectSchema), jsonObjects, emptyList),
   reasoningSteps: optional(StringListSchema, textList, emptyList),
   metadata: optional(JsonObjectSchema, is(isJsonObject), () => ({})),
+  /** When it was soft-deleted (with its message), or `null` while it is live. */
+  deletedAt: optional(TimestampSchema.nullable(), orNull(count), none),
 };
 
 /** The observability record of one agent turn, attached to the assistant message that ended it. */

@@ -16,7 +16,7 @@ export interface TraceKey {
   id: string;
 }
 
-type CursorKind = "m" | "c" | "i" | "t";
+type CursorKind = "m" | "c" | "i" | "t" | "e";
 
 function encode(kind: CursorKind, values: (string | number)[]): string {
   return Buffer.from(JSON.stringify([kind, ...values]), "utf8").toString("base64url");
@@ -66,6 +66,11 @@ export const cursors = {
   conversationId: {
     encode: (id: string): string => encode("i", [id]),
     decode: (c: string): string => (decode("i", c, ["string"]) as [string])[0],
+  },
+  /** Messages listed by id (`listPendingEmbeddings`). */
+  messageId: {
+    encode: (id: string): string => encode("e", [id]),
+    decode: (c: string): string => (decode("e", c, ["string"]) as [string])[0],
   },
   trace: {
     encode: (k: TraceKey): string => encode("t", [k.timestamp, k.id]),

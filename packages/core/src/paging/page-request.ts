@@ -1,3 +1,4 @@
+import { ValidationError } from "../errors.js";
 import type { Page } from "../models/queries.js";
 
 /**
@@ -45,4 +46,19 @@ export function sliceAfter<R, K>(
   }
   const end = request.take === null ? sorted.length : Math.min(sorted.length, start + request.take);
   return sorted.slice(start, end);
+}
+
+/** Decodes a cursor with `decode`; a bad one is a `ValidationError` naming `adapter`. */
+export function decodeCursor<K>(
+  cursor: string | null | undefined,
+  decode: (cursor: string) => K,
+  adapter: string,
+): K | null {
+  if (!cursor) return null;
+  try {
+    return decode(cursor);
+  } catch (error) {
+    const e = error as ValidationError;
+    throw new ValidationError(e.message.replace(/^\[message-store\] /, ""), e.issues, { adapter });
+  }
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { matchesTraceFilter } from "../../src/adapter.js";
-import type { TurnTraceFilter } from "../../src/index.js";
 import { trace } from "../support/builders.js";
 
 const t = trace({
@@ -22,7 +21,7 @@ describe("matchesTraceFilter", () => {
     expect(matchesTraceFilter(t, {})).toBe(true);
   });
 
-  it.each<[TurnTraceFilter, boolean]>([
+  it.each<[Parameters<typeof matchesTraceFilter>[1], boolean]>([
     [{ agentId: "a" }, true],
     [{ agentId: "b" }, false],
     [{ conversationId: "c" }, true],

@@ -34,6 +34,8 @@ const ODD_VALUES: unknown[] = [
   null,
   "",
   "x",
+  "x".repeat(64),
+  "x".repeat(65),
   "x".repeat(257),
   "\ud800",
   0,
@@ -72,6 +74,7 @@ const message: Obj = {
   id: "m1",
   conversationId: "c1",
   userId: "u1",
+  tenantId: "t1",
   role: "assistant",
   originalContent: "hello \u0000 world",
   enhancedMessage: null,
@@ -97,8 +100,13 @@ const message: Obj = {
   ],
   toolCallId: null,
   toolName: null,
+  toolArguments: { q: ["x", { y: null }] },
+  tags: ["a", "b"],
   metadata: { nested: nested(10), "": "" },
+  traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+  spanId: "00f067aa0ba902b7",
   embedding: [0.25, -1, 1e-300],
+  deletedAt: null,
 };
 
 const llmCall: Obj = {
@@ -118,6 +126,7 @@ const trace: Obj = {
   conversationId: "c1",
   agentId: "a1",
   userId: null,
+  tenantId: "t1",
   timestamp: 10,
   totalTokens: 15,
   totalLatencyMs: 0,
@@ -142,15 +151,20 @@ const trace: Obj = {
   errors: [{ message: "boom" }],
   reasoningSteps: [],
   metadata: {},
+  deletedAt: 12,
 };
 
 const conversationRecord: Obj = {
   id: "c1",
   userId: "u1",
+  tenantId: null,
   agentId: "a1",
   title: null,
+  description: "about refunds",
+  status: "archived",
   createdAt: 1,
   updatedAt: 2,
+  deletedAt: 5,
   tags: ["t"],
   metadata: { k: "v" },
 };

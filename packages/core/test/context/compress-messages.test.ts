@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { compressionHint, compressMessages, type Message } from "../../src/index.js";
+import {
+  compressionHint,
+  compressMessages,
+  DEFAULT_KEEP_CHARS,
+  DEFAULT_MAX_CHARS,
+  type Message,
+} from "../../src/index.js";
 import { message } from "../support/builders.js";
 
 const long = "H".repeat(10) + "x".repeat(980) + "T".repeat(10);
@@ -12,7 +18,7 @@ describe("compressMessages", () => {
     expect(out!.originalContent).toBe(
       "H".repeat(10) + compressionHint("msg-1", 980) + "T".repeat(10),
     );
-    expect(out!.originalContent).toContain('getMessage("msg-1")');
+    expect(out!.originalContent).toContain('call the lookup_message tool with id "msg-1"');
     expect(out!.originalContent).toContain("980 characters omitted");
     expect({ ...out, originalContent: long }).toEqual(m); // nothing else changes
   });
@@ -57,6 +63,21 @@ describe("compressMessages", () => {
     expect(out[0]).toBe(input[0]);
   });
 
+  it("defaults (true or {}): longer than 1000 characters, 200 kept at each end", () => {
+    const at = message({ role: "assistant", originalContent: "y".repeat(DEFAULT_MAX_CHARS) });
+    const over = message({ id: "o", role: "assistant", originalContent: "z".repeat(1001) });
+    for (const options of [true, {}, undefined] as const) {
+      expect(compressMessages([at], options)[0]).toBe(at);
+      const out = compressMessages([over], options)[0]!.originalContent;
+      expect(out).toBe("z".repeat(200) + compressionHint("o", 601) + "z".repeat(200));
+    }
+    expect(DEFAULT_KEEP_CHARS).toBe(200);
+    const custom = compressMessages([over], { keepChars: 5 })[0]!.originalContent;
+    expect(custom.startsWith("zzzzz\n")).toBe(true);
+    const lower = compressMessages([at], { maxChars: 999 })[0]!.originalContent;
+    expect(lower.length).toBeLessThan(DEFAULT_MAX_CHARS);
+  });
+
   it("never splits a surrogate pair (exhaustive over cut positions)", () => {
     const text = "a" + "😀b".repeat(150) + "😀";
     const m: Message = message({ id: "e", role: "assistant", originalContent: text });
@@ -65,7 +86,7 @@ describe("compressMessages", () => {
       expect(out.isWellFormed(), `keepChars ${keep}`).toBe(true);
       if (out === text) continue;
       const [head, tail] = out.split(
-        /\n\n… \[message truncated: \d+ characters omitted — call getMessage\("e"\) to recover the full text\] …\n\n/,
+        /\n\n… \[message truncated: \d+ characters omitted — call the lookup_message tool with id "e" to recover the full text\] …\n\n/,
       );
       expect(text.startsWith(head!)).toBe(true);
       expect(text.endsWith(tail!)).toBe(true);

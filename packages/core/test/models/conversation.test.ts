@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConversationInputSchema, ConversationSchema } from "../../src/index.js";
+import {
+  ConversationInputSchema,
+  ConversationRecordSchema,
+  ConversationSchema,
+} from "../../src/index.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -11,10 +15,14 @@ describe("ConversationInputSchema", () => {
     expect(ConversationInputSchema.parse({ id: "c", userId: "u" })).toEqual({
       id: "c",
       userId: "u",
+      tenantId: null,
       agentId: null,
       title: null,
+      description: null,
+      status: "active",
       createdAt: 1_234_567,
       updatedAt: 1_234_567,
+      deletedAt: null,
       tags: [],
       metadata: {},
     });
@@ -31,10 +39,14 @@ describe("ConversationInputSchema", () => {
     const full = {
       id: "c",
       userId: "u",
+      tenantId: "acme",
       agentId: "a",
       title: "t\u0000",
+      description: "d",
+      status: "archived",
       createdAt: 1,
       updatedAt: 2,
+      deletedAt: 3,
       tags: ["x", "y"],
       metadata: { "$k.v": [1] },
     };
@@ -55,6 +67,11 @@ describe("ConversationInputSchema", () => {
     ["Date in metadata", { metadata: { d: new Date() } }],
     ["metadata array", { metadata: [] }],
     ["lone surrogate metadata key", { metadata: { "\uD800": 1 } }],
+    ["empty status", { status: "" }],
+    ["65-character status", { status: "s".repeat(65) }],
+    ["null status", { status: null }],
+    ["empty tenantId", { tenantId: "" }],
+    ["fractional deletedAt", { deletedAt: 1.5 }],
   ])("rejects %s", (_, patch) => {
     expect(ConversationInputSchema.safeParse({ id: "c", userId: "u", ...patch }).success).toBe(
       false,
@@ -73,10 +90,14 @@ describe("ConversationSchema (read side)", () => {
   const read = {
     id: "c",
     userId: "u",
+    tenantId: null,
     agentId: null,
     title: null,
+    description: null,
+    status: "active",
     createdAt: 1,
     updatedAt: 2,
+    deletedAt: null,
     tags: [],
     metadata: {},
     lastActivityAt: 3,
@@ -86,5 +107,31 @@ describe("ConversationSchema (read side)", () => {
     const { lastActivityAt: _, ...missing } = read;
     expect(ConversationSchema.safeParse(missing).success).toBe(false);
     expect(ConversationSchema.safeParse({ ...read, extra: true }).success).toBe(false);
+    const { status: __, ...noStatus } = read;
+    expect(ConversationSchema.safeParse(noStatus).success).toBe(false);
+  });
+});
+
+describe("ConversationRecordSchema (stored records)", () => {
+  it("fills the fields a record written before they existed lacks", () => {
+    const old = {
+      id: "c",
+      userId: "u",
+      agentId: null,
+      title: null,
+      createdAt: 1,
+      updatedAt: 2,
+      tags: [],
+      metadata: {},
+    };
+    expect(ConversationRecordSchema.parse(old)).toEqual({
+      ...old,
+      tenantId: null,
+      description: null,
+      status: "active",
+      deletedAt: null,
+    });
+    const { createdAt: _, ...noCreatedAt } = old;
+    expect(ConversationRecordSchema.safeParse(noCreatedAt).success).toBe(false);
   });
 });

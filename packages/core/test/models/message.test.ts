@@ -14,6 +14,7 @@ describe("MessageSchema", () => {
   it("fills every default", () => {
     expect(MessageSchema.parse(minimal)).toEqual({
       ...minimal,
+      tenantId: null,
       enhancedMessage: null,
       explicitContext: null,
       episodeId: null,
@@ -29,8 +30,13 @@ describe("MessageSchema", () => {
       toolCalls: [],
       toolCallId: null,
       toolName: null,
+      toolArguments: null,
+      tags: [],
       metadata: {},
+      traceId: null,
+      spanId: null,
       embedding: null,
+      deletedAt: null,
     });
   });
 

@@ -30,11 +30,14 @@ describe("query schemas", () => {
       since: 0,
       until: 10,
       limit: 2,
+      includeDeleted: false,
     });
     const full = {
       agentId: "a",
       conversationId: "c",
       userId: "u",
+      tenantId: "t",
+      includeDeleted: true,
       minTotalTokens: 0,
       toolName: "t",
       model: "m",
@@ -51,6 +54,8 @@ describe("query schemas", () => {
       { since: NaN },
       { hasErrors: 1 },
       { agent: "a" },
+      { tenantId: "" },
+      { includeDeleted: "yes" },
     ]) {
       expect(TurnTraceQuerySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
@@ -61,13 +66,18 @@ describe("query schemas", () => {
       since: 0,
       until: 1,
       bucket: "day",
+      includeDeleted: false,
     });
     expect(UsageQuerySchema.safeParse({ since: 0, until: 1, bucket: "week" }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ since: 0, bucket: "hour" }).success).toBe(false);
   });
 
   it("SearchQuerySchema defaults limit to 10 and caps it at 1000", () => {
-    expect(SearchQuerySchema.parse({ embedding: [1] })).toEqual({ embedding: [1], limit: 10 });
+    expect(SearchQuerySchema.parse({ embedding: [1] })).toEqual({
+      embedding: [1],
+      limit: 10,
+      includeDeleted: false,
+    });
     expect(SearchQuerySchema.safeParse({ embedding: [1], limit: 1001 }).success).toBe(false);
     expect(SearchQuerySchema.safeParse({ embedding: [] }).success).toBe(false);
     expect(SearchQuerySchema.safeParse({ embedding: [NaN] }).success).toBe(false);
@@ -77,11 +87,20 @@ describe("query schemas", () => {
     expect(ContextOptionsSchema.parse({ compress: { maxChars: 1, keepChars: 0 } })).toEqual({
       compress: { maxChars: 1, keepChars: 0 },
     });
+    for (const good of [
+      { compress: true },
+      { compress: false },
+      { compress: {} },
+      { compress: { maxChars: 5 } },
+    ]) {
+      expect(ContextOptionsSchema.parse(good)).toEqual(good);
+    }
     for (const bad of [
       { compress: { maxChars: 0, keepChars: 0 } },
       { compress: { maxChars: 5, keepChars: -1 } },
-      { compress: { maxChars: 5 } },
       { compress: { maxChars: 5, keepChars: 1, ratio: 2 } },
+      { compress: "yes" },
+      { compress: null },
     ]) {
       expect(ContextOptionsSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }

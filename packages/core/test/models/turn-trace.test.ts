@@ -28,6 +28,8 @@ describe("TurnTraceSchema", () => {
     expect(t).toEqual({
       ...minimal,
       userId: null,
+      tenantId: null,
+      deletedAt: null,
       llmCalls: [{ ...call, costUsd: null, startedAt: null, error: null }],
       taskEmissions: [],
       toolTraces: [

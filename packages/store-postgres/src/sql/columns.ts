@@ -73,6 +73,11 @@ const float8 = { type: "double precision", nullable: false } as const;
 const boolean = { type: "boolean", nullable: false } as const;
 /** Nested data; `jsonb` values come back parsed with the NUL escape undone (`column-types.ts`). */
 const jsonb = { type: "jsonb", nullable: false, encode: toJsonParam } as const;
+const nullableJsonb = {
+  type: "jsonb",
+  nullable: true,
+  encode: (value: unknown) => (value === null ? null : toJsonParam(value)),
+} as const;
 /** float8, not pgvector's float4 `vector`, so embeddings round-trip exactly. */
 const float8Array = { type: "double precision[]", nullable: true } as const;
 
@@ -85,10 +90,14 @@ function column(name: string, codec: Codec): Column {
 export const CONVERSATION_COLUMNS = {
   id: column("id", id),
   userId: column("user_id", id),
+  tenantId: column("tenant_id", nullableId),
   agentId: column("agent_id", nullableId),
   title: column("title", nullableText),
+  description: column("description", nullableText),
+  status: column("status", text),
   createdAt: column("created_at", bigint),
   updatedAt: column("updated_at", bigint),
+  deletedAt: column("deleted_at", nullableBigint),
   tags: column("tags", jsonb),
   metadata: column("metadata", jsonb),
   lastActivityAt: column("last_activity_at", bigint),
@@ -99,6 +108,7 @@ export const MESSAGE_COLUMNS = {
   id: column("id", id),
   conversationId: column("conversation_id", id),
   userId: column("user_id", id),
+  tenantId: column("tenant_id", nullableId),
   role: column("role", text),
   originalContent: column("original_content", text),
   enhancedMessage: column("enhanced_message", nullableText),
@@ -117,8 +127,13 @@ export const MESSAGE_COLUMNS = {
   toolCalls: column("tool_calls", jsonb),
   toolCallId: column("tool_call_id", nullableId),
   toolName: column("tool_name", nullableText),
+  toolArguments: column("tool_arguments", nullableJsonb),
+  tags: column("tags", jsonb),
   metadata: column("metadata", jsonb),
+  traceId: column("trace_id", nullableId),
+  spanId: column("span_id", nullableId),
   embedding: column("embedding", float8Array),
+  deletedAt: column("deleted_at", nullableBigint),
 } satisfies Record<keyof Message, Column>;
 
 /** `turn_traces`. */
@@ -128,6 +143,7 @@ export const TURN_TRACE_COLUMNS = {
   conversationId: column("conversation_id", id),
   agentId: column("agent_id", id),
   userId: column("user_id", nullableId),
+  tenantId: column("tenant_id", nullableId),
   timestamp: column("timestamp", bigint),
   totalTokens: column("total_tokens", bigint),
   totalLatencyMs: column("total_latency_ms", float8),
@@ -139,6 +155,7 @@ export const TURN_TRACE_COLUMNS = {
   errors: column("errors", jsonb),
   reasoningSteps: column("reasoning_steps", jsonb),
   metadata: column("metadata", jsonb),
+  deletedAt: column("deleted_at", nullableBigint),
 } satisfies Record<keyof TurnTrace, Column>;
 
 /** Columns the store keeps beside the model's, by table. */

@@ -27,10 +27,14 @@ export const MIGRATIONS: readonly Migration[] = [
 CREATE TABLE IF NOT EXISTS ${s}.conversations (
   id text COLLATE "C" PRIMARY KEY,
   user_id text COLLATE "C" NOT NULL,
+  tenant_id text COLLATE "C",
   agent_id text COLLATE "C",
   title text,
+  description text,
+  status text NOT NULL DEFAULT 'active',
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL,
+  deleted_at bigint,
   tags jsonb NOT NULL DEFAULT '[]',
   metadata jsonb NOT NULL DEFAULT '{}',
   -- The newest message timestamp ever stored here; only moves forward.
@@ -47,6 +51,7 @@ CREATE TABLE IF NOT EXISTS ${s}.messages (
   conversation_id text COLLATE "C" NOT NULL
     CONSTRAINT messages_conversation_id_fkey REFERENCES ${s}.conversations (id) ON DELETE CASCADE,
   user_id text COLLATE "C" NOT NULL,
+  tenant_id text COLLATE "C",
   role text NOT NULL,
   original_content text NOT NULL,
   enhanced_message text,
@@ -65,8 +70,13 @@ CREATE TABLE IF NOT EXISTS ${s}.messages (
   tool_calls jsonb NOT NULL DEFAULT '[]',
   tool_call_id text COLLATE "C",
   tool_name text,
+  tool_arguments jsonb,
+  tags jsonb NOT NULL DEFAULT '[]',
   metadata jsonb NOT NULL DEFAULT '{}',
+  trace_id text COLLATE "C",
+  span_id text COLLATE "C",
   embedding double precision[],
+  deleted_at bigint,
   -- Receipt order: drawn in batch array order, kept by an upsert.
   seq bigint NOT NULL DEFAULT nextval(${quoteLiteral(`${s}.messages_seq`)})
 );
@@ -82,6 +92,7 @@ CREATE TABLE IF NOT EXISTS ${s}.turn_traces (
   conversation_id text COLLATE "C" NOT NULL,
   agent_id text COLLATE "C" NOT NULL,
   user_id text COLLATE "C",
+  tenant_id text COLLATE "C",
   "timestamp" bigint NOT NULL,
   total_tokens bigint NOT NULL,
   total_latency_ms double precision NOT NULL,
@@ -92,7 +103,8 @@ CREATE TABLE IF NOT EXISTS ${s}.turn_traces (
   flow_events jsonb NOT NULL DEFAULT '[]',
   errors jsonb NOT NULL DEFAULT '[]',
   reasoning_steps jsonb NOT NULL DEFAULT '[]',
-  metadata jsonb NOT NULL DEFAULT '{}'
+  metadata jsonb NOT NULL DEFAULT '{}',
+  deleted_at bigint
 );
 CREATE INDEX IF NOT EXISTS idx_tt_agent_time
   ON ${s}.turn_traces (agent_id, "timestamp" DESC, id DESC);

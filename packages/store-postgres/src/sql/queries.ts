@@ -48,6 +48,13 @@ ON CONFLICT (id) DO UPDATE SET
   ${setList(CONVERSATION_WRITE)}
 RETURNING ${CONVERSATION_COLUMNS}`,
 
+    /** `storeSessionMessages`: creates the conversation unless it exists (then left as it is). */
+    insertConversationIfMissing: `INSERT INTO ${conversations} (
+  ${columnList(CONVERSATION_WRITE)})
+VALUES (
+  ${placeholders(CONVERSATION_WRITE)})
+ON CONFLICT (id) DO NOTHING`,
+
     readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations} WHERE id = $1`,
 
     /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity`. */
@@ -90,6 +97,9 @@ ORDER BY id LIMIT ${p.add(take)}`,
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb)`,
 
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE id = $1`,
+
+    /** The message's trace goes with it (`ON DELETE CASCADE`). */
+    deleteMessage: `DELETE FROM ${messages} WHERE id = $1`,
 
     flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 RETURNING ${MESSAGE_COLUMNS}`,
 

@@ -1,0 +1,179 @@
+import {
+  EmbeddingUpdateSchema,
+  IdSchema,
+  MessageSchema,
+  TimestampSchema,
+  TurnTraceSchema,
+} from "@message-store/core";
+import {
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
+} from "@message-store/core/adapter";
+import { stringifyMessage } from "./json-text.js";
+import type { Operation } from "./operations.js";
+import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
+import type { OwnerFilter } from "./soft-delete.js";
+
+/*
+ * Journal lines: one JSON object per line, an operation plus `gen`, or a group of operations
+ * committed together. Lines written by earlier versions stay readable: an operation only ever
+ * gains optional fields, and records are read with the model's defaults for fields they lack.
+ */
+
+/** An operation as JSON text, without `gen`. */
+function encodeBody(op: Operation): string {
+  if (op.op === "putMessages") {
+    const messages = op.messages.map((m) => stringifyMessage(m)).join(",");
+    const ensure = op.ensureConversation
+      ? `,"ensureConversation":${JSON.stringify(op.ensureConversation)}`
+      : "";
+    return `{"op":"putMessages","messages":[${messages}]${ensure}}`;
+  }
+  return JSON.stringify(op);
+}
+
+/** The journal line of an operation (without the newline). */
+export function encodeOperation(op: Operation, gen: number): string {
+  return `{"gen":${gen},${encodeBody(op).slice(1)}`;
+}
+
+/**
+ * The journal line of operations committed together (see `group-commit.ts`): one line, so that
+ * a crash keeps all of them or none. A single operation is written as an ordinary line.
+ */
+export function encodeGroup(ops: readonly Operation[], gen: number): string {
+  if (ops.length === 1) return encodeOperation(ops[0]!, gen);
+  return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
+}
+
+/** Each operation's fields: required ones, then optional ones (added by later versions). */
+const FIELDS: Record<Operation["op"], [required: string[], optional?: string[]]> = {
+  putConversation: [["conversation"]],
+  deleteConversation: [["id"]],
+  softDeleteConversation: [["id", "deletedAt"]],
+  restoreConversation: [["id"]],
+  putMessages: [["messages"], ["ensureConversation"]],
+  flagMessage: [["id", "flagged"]],
+  softDeleteMessage: [["id", "deletedAt"]],
+  restoreMessage: [["id"]],
+  deleteMessage: [["id"]],
+  purgeDeleted: [["before", "scope"]],
+  setEmbeddings: [["updates"]],
+  putTurnTrace: [["trace"]],
+  deleteUserData: [["userId"], ["tenantId"]],
+};
+
+const NOT_AN_OPERATION = "journal line is not a known operation record";
+
+function isGeneration(gen: unknown): gen is number {
+  return Number.isSafeInteger(gen) && (gen as number) >= 0;
+}
+
+/**
+ * Validates a parsed journal line, an operation or a group of them; anything off is a
+ * `CorruptDataError` naming `location`.
+ */
+export function decodeLine(value: unknown, location: string): { gen: number; ops: Operation[] } {
+  const line = value as Record<string, unknown>;
+  if (typeof value === "object" && value !== null && line.op === "group") {
+    const keys = Object.keys(value);
+    if (
+      !isGeneration(line.gen) ||
+      keys.length !== 3 ||
+      !keys.includes("ops") ||
+      !Array.isArray(line.ops) ||
+      line.ops.length === 0
+    ) {
+      throw corruptData(NOT_AN_OPERATION, location);
+    }
+    return { gen: line.gen, ops: line.ops.map((entry) => decodeEntry(entry, location, false)) };
+  }
+  if (!isGeneration(line?.gen)) throw corruptData(NOT_AN_OPERATION, location);
+  return { gen: line.gen, ops: [decodeEntry(value, location, true)] };
+}
+
+function hasExactly(value: unknown, op: string, withGen: boolean): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  if (!Object.hasOwn(FIELDS, op)) return false;
+  const [required, optional = []] = FIELDS[op as Operation["op"]];
+  const allowed = new Set(["op", ...required, ...optional, ...(withGen ? ["gen"] : [])]);
+  const keys = Object.keys(value);
+  return required.every((f) => keys.includes(f)) && keys.every((k) => allowed.has(k));
+}
+
+/** One operation: a whole line (`withGen`) or an entry of a group line. */
+function decodeEntry(value: unknown, location: string, withGen: boolean): Operation {
+  const line = value as Record<string, unknown>;
+  const op = line?.op;
+  if (typeof op !== "string" || !hasExactly(value, op, withGen)) {
+    throw corruptData(NOT_AN_OPERATION, location);
+  }
+  const id = (key: string) => parseStored(IdSchema, line[key], key, location);
+  const time = (key: string) => parseStored(TimestampSchema, line[key], key, location);
+  switch (op as Operation["op"]) {
+    case "putConversation":
+      return { op: "putConversation", conversation: conversationOf(line.conversation, location) };
+    case "deleteConversation":
+    case "restoreConversation":
+    case "restoreMessage":
+    case "deleteMessage":
+      return { op: op as "deleteMessage", id: id("id") };
+    case "softDeleteConversation":
+    case "softDeleteMessage":
+      return { op: op as "softDeleteMessage", id: id("id"), deletedAt: time("deletedAt") };
+    case "deleteUserData":
+      return line.tenantId === undefined
+        ? { op: "deleteUserData", userId: id("userId") }
+        : { op: "deleteUserData", userId: id("userId"), tenantId: id("tenantId") };
+    case "flagMessage":
+      if (typeof line.flagged !== "boolean")
+        throw corruptData("flagged must be a boolean", location);
+      return { op: "flagMessage", id: id("id"), flagged: line.flagged };
+    case "purgeDeleted":
+      return { op: "purgeDeleted", before: time("before"), scope: scopeOf(line.scope, location) };
+    case "setEmbeddings": {
+      if (!Array.isArray(line.updates)) throw corruptData("updates must be an array", location);
+      const updates = line.updates.map((u, i) =>
+        parseStored(EmbeddingUpdateSchema, u, `updates[${i}]`, location),
+      );
+      return { op: "setEmbeddings", updates };
+    }
+    case "putMessages": {
+      if (!Array.isArray(line.messages)) throw corruptData("messages must be an array", location);
+      const messages = line.messages.map((m, i) =>
+        parseStored(MessageSchema, m, `messages[${i}]`, location, canonicalMessage),
+      );
+      if (line.ensureConversation === undefined) return { op: "putMessages", messages };
+      const ensureConversation = conversationOf(line.ensureConversation, location);
+      return { op: "putMessages", messages, ensureConversation };
+    }
+    case "putTurnTrace": {
+      const trace = parseStored(TurnTraceSchema, line.trace, "trace", location, canonicalTurnTrace);
+      return { op: "putTurnTrace", trace };
+    }
+  }
+}
+
+function conversationOf(value: unknown, location: string) {
+  return parseStored(
+    ConversationRecordSchema,
+    value,
+    "conversation",
+    location,
+    canonicalConversationRecord,
+  );
+}
+
+function scopeOf(value: unknown, location: string): OwnerFilter {
+  const scope = value as Record<string, unknown> | null;
+  const keys = typeof scope === "object" && scope !== null ? Object.keys(scope) : null;
+  if (!keys?.every((k) => k === "userId" || k === "tenantId"))
+    throw corruptData("scope must be an object of userId and tenantId", location);
+  const out: OwnerFilter = {};
+  if (scope!.userId !== undefined)
+    out.userId = parseStored(IdSchema, scope!.userId, "scope.userId", location);
+  if (scope!.tenantId !== undefined)
+    out.tenantId = parseStored(IdSchema, scope!.tenantId, "scope.tenantId", location);
+  return out;
+}

@@ -1,0 +1,161 @@
+import {
+  type ConversationRecord,
+  IntegrityError,
+  type Message,
+  type TurnTrace,
+} from "@message-store/core";
+import type { MemoryState } from "./memory-state.js";
+
+/**
+ * `live`: a call of the API, checked against every rule of the contract. `replay`: a journal
+ * line, which was checked when it was written — possibly by an older version with fewer rules
+ * (a conversation's owner could change, a trace could move), so only the referential rules the
+ * state itself needs are checked again.
+ */
+export type CheckMode = "live" | "replay";
+
+/*
+ * The contract's integrity rules for writes, checked against the state inside the write (the
+ * group commit runs check and apply back to back), and how a record is stored once accepted.
+ */
+
+const integrity = (message: string) => new IntegrityError(message);
+const q = JSON.stringify;
+
+/** A conversation upsert: its owner and its `deletedAt` never change through an upsert. */
+export function checkConversation(state: MemoryState, c: ConversationRecord): void {
+  const old = state.conversations.get(c.id);
+  if (!old) return;
+  if (old.userId !== c.userId || old.tenantId !== c.tenantId) {
+    throw integrity(
+      `conversation ${q(c.id)} exists with another userId or tenantId; a conversation's owner never changes`,
+    );
+  }
+  if (old.deletedAt !== c.deletedAt) {
+    throw integrity(
+      `conversation ${q(c.id)}: deletedAt changes only through softDeleteConversation and restoreConversation`,
+    );
+  }
+}
+
+/** A batch of messages (with the conversation `storeSessionMessages` creates if missing). */
+export function checkMessages(
+  state: MemoryState,
+  messages: readonly Message[],
+  ensure: ConversationRecord | undefined,
+  mode: CheckMode,
+): void {
+  for (const m of messages) {
+    const c =
+      state.conversations.get(m.conversationId) ??
+      (ensure?.id === m.conversationId ? ensure : undefined);
+    if (!c)
+      throw integrity(`message ${q(m.id)}: conversation ${q(m.conversationId)} does not exist`);
+    const existing = state.messages.get(m.id)?.message;
+    if (existing && existing.conversationId !== m.conversationId) {
+      throw integrity(
+        `message ${q(m.id)} belongs to conversation ${q(existing.conversationId)} and cannot move to ${q(m.conversationId)}`,
+      );
+    }
+    if (mode === "replay") continue;
+    if (m.userId !== c.userId) {
+      throw integrity(
+        `message ${q(m.id)}: its userId must be the userId of conversation ${q(m.conversationId)}`,
+      );
+    }
+    if (m.tenantId !== null && m.tenantId !== c.tenantId) {
+      throw integrity(
+        `message ${q(m.id)}: its tenantId must be the tenantId of conversation ${q(m.conversationId)}`,
+      );
+    }
+    if (
+      existing ? existing.deletedAt !== m.deletedAt : c.deletedAt !== null && m.deletedAt === null
+    ) {
+      throw integrity(
+        existing
+          ? `message ${q(m.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`
+          : `message ${q(m.id)}: conversation ${q(m.conversationId)} is soft-deleted; restore it first`,
+      );
+    }
+  }
+}
+
+/** A trace upsert: its message, one trace per message, no moving, owners as the conversation's. */
+export function checkTrace(state: MemoryState, t: TurnTrace, mode: CheckMode): void {
+  const message = state.messages.get(t.messageId)?.message;
+  if (!message) throw integrity(`turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`);
+  if (message.conversationId !== t.conversationId) {
+    throw integrity(
+      `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(message.conversationId)}, not ${q(t.conversationId)}`,
+    );
+  }
+  const other = state.traceIdByMessage.get(t.messageId);
+  if (other !== undefined && other !== t.id) {
+    throw integrity(`message ${q(t.messageId)} already has turn trace ${q(other)}`);
+  }
+  if (mode === "replay") return;
+  const c = state.conversations.get(t.conversationId)!;
+  if (
+    (t.userId !== null && t.userId !== c.userId) ||
+    (t.tenantId !== null && t.tenantId !== c.tenantId)
+  ) {
+    throw integrity(
+      `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`,
+    );
+  }
+  const old = state.traces.get(t.id);
+  if (old && old.messageId !== t.messageId) {
+    throw integrity(`turn trace ${q(t.id)} belongs to another message; a trace cannot move`);
+  }
+  if (old ? old.deletedAt !== t.deletedAt : message.deletedAt !== null && t.deletedAt === null) {
+    throw integrity(
+      old
+        ? `turn trace ${q(t.id)}: deletedAt changes only with its message`
+        : `turn trace ${q(t.id)}: message ${q(t.messageId)} is soft-deleted; restore it first`,
+    );
+  }
+}
+
+/** `restoreMessage`: `false` when absent or live; refused while the conversation is soft-deleted. */
+export function checkRestoreMessage(state: MemoryState, id: string): boolean {
+  const m = state.messages.get(id)?.message;
+  if (!m || m.deletedAt === null) return false;
+  if (state.conversations.get(m.conversationId)?.deletedAt !== null) {
+    throw integrity(
+      `message ${q(id)}: conversation ${q(m.conversationId)} is soft-deleted; restore the conversation`,
+    );
+  }
+  return true;
+}
+
+/**
+ * The message as stored: `tenantId` filled from the conversation, and an embedding that was
+ * computed from the previous text (passed back unchanged while the text changed) cleared.
+ * Returns `m` itself when nothing changes.
+ */
+export function storedMessage(state: MemoryState, m: Message): Message {
+  const tenantId = state.conversations.get(m.conversationId)?.tenantId ?? null;
+  const old = state.messages.get(m.id)?.message;
+  const stale =
+    old !== undefined &&
+    m.embedding !== null &&
+    old.originalContent !== m.originalContent &&
+    sameVector(old.embedding, m.embedding);
+  if (m.tenantId === tenantId && !stale) return m;
+  return { ...m, tenantId: m.tenantId ?? tenantId, embedding: stale ? null : m.embedding };
+}
+
+/** The trace as stored: `userId` and `tenantId` filled from the conversation when `null`. */
+export function storedTrace(state: MemoryState, t: TurnTrace): TurnTrace {
+  const c = state.conversations.get(t.conversationId);
+  if (!c) return t;
+  const userId = t.userId ?? c.userId;
+  const tenantId = t.tenantId ?? c.tenantId;
+  return userId === t.userId && tenantId === t.tenantId ? t : { ...t, userId, tenantId };
+}
+
+function sameVector(a: readonly number[] | null, b: readonly number[]): boolean {
+  if (a === null || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
