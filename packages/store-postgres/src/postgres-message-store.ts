@@ -193,7 +193,7 @@ export class PostgresMessageStore extends MessageStore {
     // conversation is a statement of its own, before the batch.
     const ensure = options.ensureConversation;
     if (ensure) {
-      await runQuery(this.#pool, this.#q.insertConversationIfMissing, conversationParams(ensure));
+      await this.#runner.write(this.#q.insertConversationIfMissing, conversationParams(ensure));
     }
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     if (messages.length === 1) {
@@ -207,7 +207,7 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected async _deleteMessage(id: string): Promise<boolean> {
-    const result = await runQuery(this.#pool, this.#q.deleteMessage, [encodeText(id)]);
+    const result = await this.#runner.write(this.#q.deleteMessage, [encodeText(id)]);
     return (result.rowCount ?? 0) > 0;
   }
 
