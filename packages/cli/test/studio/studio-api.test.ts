@@ -1,6 +1,7 @@
 import { request } from "node:http";
 import type { Conversation } from "@message-store/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPORT_FORMAT, EXPORT_VERSION } from "../../src/ndjson.js";
 import type {
   ApiError,
   ContextWindow,
@@ -408,7 +409,7 @@ describe.each(backends)("studio API on $name", (backend) => {
       .map((l) => JSON.parse(l));
     const messages = seed.messages.filter((m) => m.conversationId === REFUND.conversationId);
     const traces = seed.traces.filter((t) => t.conversationId === REFUND.conversationId);
-    expect(lines[0]).toEqual({ type: "header", format: "message-store-export", version: 1 });
+    expect(lines[0]).toEqual({ type: "header", format: EXPORT_FORMAT, version: EXPORT_VERSION });
     expect(lines.at(-1)).toEqual({
       type: "footer",
       conversations: 1,
