@@ -89,12 +89,24 @@ export const PostgresConfigSchema = z
      * without a server-side timeout; see {@link callTimeouts}).
      */
     query_timeout_ms: Positive.optional(),
+    /**
+     * `true` when a transaction-mode pooler (PgBouncer `pool_mode = transaction`) sits between the
+     * store and the server: no server settings are sent at connect (PgBouncer refuses unknown
+     * startup parameters; set `statement_timeout` on the role or in PgBouncer's `connect_query`),
+     * and a dropped connection's backend is left to the pooler, whose backend keys are not the
+     * server's process ids. Default `false`.
+     */
+    transaction_pooler: z.boolean().default(false),
   })
   .refine(
     (c) => (c.dsn === undefined) !== (c.pool === undefined),
     "give exactly one of dsn or pool",
   )
   .refine((c) => c.pool_min <= c.pool_max, "pool_min must not exceed pool_max")
+  .refine(
+    (c) => !c.transaction_pooler || !c.statement_timeout_ms,
+    "statement_timeout_ms cannot pass through a transaction-mode pooler; set statement_timeout on the role (ALTER ROLE … SET statement_timeout) or in PgBouncer's connect_query",
+  )
   .refine(
     (c) => c.pool === undefined || c.statement_timeout_ms === undefined,
     "statement_timeout_ms applies to pools the store creates from a dsn; set statement_timeout on your own pool instead",
@@ -123,7 +135,9 @@ export function callTimeouts(config: ResolvedPostgresConfig): {
   queryTimeoutMs: number;
 } {
   const statement =
-    config.pool === undefined ? (config.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS) : 0;
+    config.pool === undefined && !config.transaction_pooler
+      ? (config.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS)
+      : 0;
   const statementTimeoutMs = statement > 0 ? statement : null;
   return {
     statementTimeoutMs,

@@ -62,6 +62,11 @@ export interface PostgresStoreOptions {
    * (`query_timeout_ms`; default 60000). `null`: wait as long as it takes.
    */
   queryTimeoutMs?: number | null;
+  /**
+   * True behind a transaction-mode pooler (`transaction_pooler`): a dropped connection is left to
+   * the pooler instead of being looked up on the server by a backend key the pooler made up.
+   */
+  transactionPooler?: boolean;
 }
 
 /** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
@@ -109,6 +114,7 @@ export class PostgresMessageStore extends MessageStore {
       ownsPool,
       schema: resolved.schema,
       queryTimeoutMs,
+      transactionPooler: resolved.transaction_pooler,
     });
     try {
       await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
@@ -128,7 +134,10 @@ export class PostgresMessageStore extends MessageStore {
     this.#runner = new StatementRunner(
       options.pool,
       options.queryTimeoutMs === undefined ? 60_000 : options.queryTimeoutMs,
-      new BackendReaper(clientClassOf(options.pool), poolOptions),
+      new BackendReaper(
+        clientClassOf(options.pool),
+        options.transactionPooler === true ? null : poolOptions,
+      ),
     );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
