@@ -172,6 +172,7 @@ describe("configuration", () => {
       pool_max: 10,
       connect_timeout_ms: 10_000,
       transaction_pooler: false,
+      replica_fallback: "primary",
     });
     expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);
     expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);
