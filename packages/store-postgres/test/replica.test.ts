@@ -41,11 +41,11 @@ async function caughtUp(): Promise<void> {
     "SELECT pg_current_wal_lsn() AS lsn",
   );
   for (let i = 0; i < 200; i++) {
-    const [row] = await onServer<{ done: boolean }>(
+    const [replayed] = await onServer<{ done: boolean }>(
       replicaDb,
       `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
     );
-    if (row?.done) return;
+    if (replayed?.done) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the standby did not catch up in 10 s");
