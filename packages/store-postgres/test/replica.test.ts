@@ -36,10 +36,11 @@ async function onServer<T>(url: string, sql: string): Promise<T[]> {
 
 /** Waits until the standby has replayed everything the primary has written so far. */
 async function caughtUp(): Promise<void> {
-  const [{ lsn }] = await onServer<{ lsn: string }>(
+  const [current] = await onServer<{ lsn: string }>(
     primaryDb,
     "SELECT pg_current_wal_lsn() AS lsn",
   );
+  const lsn = current!.lsn;
   for (let i = 0; i < 200; i++) {
     const [replayed] = await onServer<{ done: boolean }>(
       replicaDb,
