@@ -6,7 +6,7 @@ import {
   type PostgresServer,
   startEmbeddedPostgres,
 } from "@message-store/test-servers";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { PostgresMessageStore } from "../src/index.js";
 import { conversation, withClient } from "./helpers.js";
 
