@@ -89,12 +89,51 @@ export const PostgresConfigSchema = z
      * without a server-side timeout; see {@link callTimeouts}).
      */
     query_timeout_ms: Positive.optional(),
+    /**
+     * `true` when a transaction-mode pooler (PgBouncer `pool_mode = transaction`) sits between the
+     * store and the server: no server settings are sent at connect (PgBouncer refuses unknown
+     * startup parameters; set `statement_timeout` on the role or in PgBouncer's `connect_query`),
+     * and a dropped connection's backend is left to the pooler, whose backend keys are not the
+     * server's process ids. Default `false`.
+     */
+    transaction_pooler: z.boolean().default(false),
+    /**
+     * Connection string of a read replica (a streaming standby) for the reads that may lag:
+     * conversation lists, `queryTurnTraces`, `summarizeUsage`, `searchMessages`. Everything else
+     * reads the primary. Same form as `dsn`.
+     */
+    replica_dsn: z
+      .string()
+      .min(1)
+      .superRefine((dsn, ctx) => {
+        const problem = dsnProblem(dsn);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional(),
+    /** A `pg.Pool` on a read replica the caller owns, instead of `replica_dsn`. */
+    replica_pool: z.custom<pg.Pool>(isPool, "replica_pool must be a pg.Pool").optional(),
+    /** `max` of the pool the store creates from `replica_dsn` (default `pool_max`). */
+    replica_pool_max: Positive.optional(),
+    /**
+     * What a lagging read does when the replica cannot answer (unreachable, timed out, cancelled
+     * by replay): `"primary"` (default) reads the primary instead; `"error"` rejects with
+     * `ConnectionError`.
+     */
+    replica_fallback: z.enum(["primary", "error"]).default("primary"),
   })
   .refine(
     (c) => (c.dsn === undefined) !== (c.pool === undefined),
     "give exactly one of dsn or pool",
   )
   .refine((c) => c.pool_min <= c.pool_max, "pool_min must not exceed pool_max")
+  .refine(
+    (c) => c.replica_dsn === undefined || c.replica_pool === undefined,
+    "give at most one of replica_dsn or replica_pool",
+  )
+  .refine(
+    (c) => !c.transaction_pooler || !c.statement_timeout_ms,
+    "statement_timeout_ms cannot pass through a transaction-mode pooler; set statement_timeout on the role (ALTER ROLE … SET statement_timeout) or in PgBouncer's connect_query",
+  )
   .refine(
     (c) => c.pool === undefined || c.statement_timeout_ms === undefined,
     "statement_timeout_ms applies to pools the store creates from a dsn; set statement_timeout on your own pool instead",
@@ -123,7 +162,9 @@ export function callTimeouts(config: ResolvedPostgresConfig): {
   queryTimeoutMs: number;
 } {
   const statement =
-    config.pool === undefined ? (config.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS) : 0;
+    config.pool === undefined && !config.transaction_pooler
+      ? (config.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS)
+      : 0;
   const statementTimeoutMs = statement > 0 ? statement : null;
   return {
     statementTimeoutMs,

@@ -25,11 +25,11 @@ import {
   type StoreMessagesOptions,
   type TraceKey,
 } from "@message-store/core/adapter";
-import pg from "pg";
+import type pg from "pg";
 import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
-import { BackendReaper } from "./connection/backend-reaper.js";
-import { createPool, endPool } from "./connection/create-pool.js";
-import { StatementRunner } from "./connection/statement-runner.js";
+import { createPool, createReplica, endPool } from "./connection/create-pool.js";
+import { LaggingReads, type ReplicaFallback } from "./connection/lagging-reads.js";
+import { runnerOn, type StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
 import { applySchema, packagePlan } from "./migrate.js";
 import { encodeText } from "./nul-codec.js";
@@ -62,12 +62,13 @@ export interface PostgresStoreOptions {
    * (`query_timeout_ms`; default 60000). `null`: wait as long as it takes.
    */
   queryTimeoutMs?: number | null;
-}
-
-/** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
-function clientClassOf(pool: pg.Pool): typeof pg.Client {
-  const Client = (pool as { Client?: unknown }).Client;
-  return typeof Client === "function" ? (Client as typeof pg.Client) : pg.Client;
+  /**
+   * True behind a transaction-mode pooler (`transaction_pooler`): a dropped connection is left to
+   * the pooler instead of being looked up on the server by a backend key the pooler made up.
+   */
+  transactionPooler?: boolean;
+  /** A read replica for the reads that may lag (see `replica_dsn`). */
+  replica?: { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback };
 }
 
 /**
@@ -86,6 +87,8 @@ export class PostgresMessageStore extends MessageStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #runner: StatementRunner;
+  readonly #lagging: LaggingReads;
+  readonly #replica: PostgresStoreOptions["replica"] | null;
   readonly #q: Queries;
   readonly #tables: { conversations: string; messages: string; traces: string };
 
@@ -109,6 +112,8 @@ export class PostgresMessageStore extends MessageStore {
       ownsPool,
       schema: resolved.schema,
       queryTimeoutMs,
+      transactionPooler: resolved.transaction_pooler,
+      replica: createReplica(resolved),
     });
     try {
       await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
@@ -124,11 +129,15 @@ export class PostgresMessageStore extends MessageStore {
     super();
     this.#pool = options.pool;
     this.#ownsPool = options.ownsPool;
-    const poolOptions = (options.pool as { options?: pg.ClientConfig }).options ?? null;
-    this.#runner = new StatementRunner(
-      options.pool,
-      options.queryTimeoutMs === undefined ? 60_000 : options.queryTimeoutMs,
-      new BackendReaper(clientClassOf(options.pool), poolOptions),
+    const timeout = options.queryTimeoutMs === undefined ? 60_000 : options.queryTimeoutMs;
+    const pooler = options.transactionPooler === true;
+    this.#runner = runnerOn(options.pool, timeout, pooler);
+    const replica = options.replica;
+    this.#replica = replica ?? null;
+    this.#lagging = new LaggingReads(
+      this.#runner,
+      replica ? runnerOn(replica.pool, timeout, pooler) : null,
+      replica?.fallback ?? "primary",
     );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
@@ -146,6 +155,11 @@ export class PostgresMessageStore extends MessageStore {
 
   #rows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
     return this.#runner.read(text, values).then((r) => r.rows);
+  }
+
+  /** Reads that may lag behind the last write: on the replica when there is one. */
+  #laggingRows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    return this.#lagging.read(text, values).then((r) => r.rows);
   }
 
   #written(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
@@ -167,7 +181,7 @@ export class PostgresMessageStore extends MessageStore {
     page: PageRequest<ConversationKey>,
   ): Promise<Conversation[]> {
     const { text, values } = this.#q.listConversations(userId, page.after, page.take);
-    const rows = await this.#rows(text, values);
+    const rows = await this.#laggingRows(text, values);
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
 
@@ -176,7 +190,7 @@ export class PostgresMessageStore extends MessageStore {
     page: PageRequest<string>,
   ): Promise<Conversation[]> {
     const { text, values } = this.#q.listConversationsById(userId, page.after, page.take);
-    const rows = await this.#rows(text, values);
+    const rows = await this.#laggingRows(text, values);
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
 
@@ -256,14 +270,14 @@ export class PostgresMessageStore extends MessageStore {
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
     const { text, values } = this.#q.listTraces(filter, page.after, page.take);
-    const rows = await this.#rows(text, values);
+    const rows = await this.#laggingRows(text, values);
     return rows.map((r) => toTurnTrace(r, this.#tables.traces));
   }
 
   protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
     const bucketMs = query.bucket === "hour" ? HOUR_MS : DAY_MS;
     const { text, values } = this.#q.usage({ ...query, bucketMs });
-    const rows = await this.#rows(text, values);
+    const rows = await this.#laggingRows(text, values);
     return finalizeUsage(rows.map(toUsageSums));
   }
 
@@ -278,7 +292,7 @@ export class PostgresMessageStore extends MessageStore {
 
   protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
     const { text, values } = this.#q.search(query);
-    const rows = await this.#rows(text, values);
+    const rows = await this.#laggingRows(text, values);
     return rows.map(({ score, ...row }) => {
       const message = toMessage(row, this.#tables.messages);
       // Rows PostgreSQL could not score (see `search` in queries.ts) are scored here.
@@ -289,7 +303,9 @@ export class PostgresMessageStore extends MessageStore {
 
   protected async _close(): Promise<void> {
     this.#runner.close();
+    this.#lagging.close();
     if (this.#ownsPool) await endPool(this.#pool);
+    if (this.#replica?.ownsPool) await endPool(this.#replica.pool);
   }
 
   /** `pg`'s errors as core's: see `toStoreError`. */

@@ -171,9 +171,21 @@ describe("configuration", () => {
       pool_min: 2,
       pool_max: 10,
       connect_timeout_ms: 10_000,
+      transaction_pooler: false,
+      replica_fallback: "primary",
     });
     expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);
     expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);
+  });
+
+  it("refuses statement_timeout_ms behind a transaction-mode pooler", () => {
+    const result = PostgresConfigSchema.safeParse({
+      dsn: "postgres://h/db",
+      transaction_pooler: true,
+      statement_timeout_ms: 1_000,
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/ALTER ROLE/);
   });
 
   it("defaults statement_timeout_ms to 30 s and query_timeout_ms to statement_timeout_ms + 5 s, else 60 s", () => {
@@ -191,6 +203,7 @@ describe("configuration", () => {
         { pool, dsn: undefined, query_timeout_ms: 700 },
         { statementTimeoutMs: null, queryTimeoutMs: 700 },
       ],
+      [{ transaction_pooler: true }, { statementTimeoutMs: null, queryTimeoutMs: 60_000 }],
     ] as const;
     for (const [extra, expected] of cases) {
       const resolved = PostgresConfigSchema.parse({ dsn: "postgres://h/db", ...extra });

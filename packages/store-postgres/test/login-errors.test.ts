@@ -6,7 +6,7 @@ import {
   type PostgresServer,
   startEmbeddedPostgres,
 } from "@message-store/test-servers";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { PostgresMessageStore } from "../src/index.js";
 import { conversation, withClient } from "./helpers.js";
 
@@ -149,6 +149,9 @@ describe.runIf(builtInServersSupported())(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'app'",
           );
         });
+        // The pool drops its idle connection once the termination notice arrives; until then
+        // a call could still be sent on it (and fail as a lost connection, not a login).
+        await vi.waitFor(() => expect(store.pool.idleCount).toBe(0), { timeout: 5_000 });
         const error = await store.getConversation("before").catch((e: Error) => e);
         expectConfigurationError(error as Error, /password authentication failed for user "app"/);
       } finally {

@@ -42,6 +42,13 @@ export interface EmbeddedPostgresOptions {
   passwordAuth?: boolean;
   /** Serve SSL with a fresh self-signed certificate for `localhost` (needs `openssl`; default false). */
   ssl?: boolean;
+  /**
+   * Start a hot standby of this running server instead of a new cluster: the primary is stopped
+   * cleanly for a moment, its data directory copied, and the primary started again; the copy
+   * starts in standby mode (`standby.signal`) and streams the primary's WAL over a replication
+   * connection (`primary_conninfo`). Read-only; `pg_wal_replay_pause()` makes it lag.
+   */
+  standbyOf?: PostgresServer;
 }
 
 const READY_DEADLINE_MS = 30_000;
@@ -96,6 +103,8 @@ class EmbeddedPostgres implements PostgresServer {
     readonly fsync: boolean,
     readonly runAs: RunAs | null,
     readonly access: { passwordAuth: boolean; ssl: boolean } = { passwordAuth: false, ssl: false },
+    /** `-c name=value` settings given to `postgres` at every start. */
+    readonly settings: Readonly<Record<string, string>> = {},
   ) {
     this.dataDir = join(baseDir, "data");
     this.#port = port;
@@ -184,6 +193,7 @@ class EmbeddedPostgres implements PostgresServer {
     const args = ["-D", this.dataDir, "-p", String(this.#port), "-k", this.baseDir];
     args.push("-c", "listen_addresses=127.0.0.1", "-c", `fsync=${this.fsync ? "on" : "off"}`);
     if (this.access.ssl) args.push("-c", "ssl=on");
+    for (const [name, value] of Object.entries(this.settings)) args.push("-c", `${name}=${value}`);
     const proc = new ManagedProcess((await binaries()).postgres, args, {
       ...this.#ids(),
       cwd: this.baseDir,
@@ -280,12 +290,27 @@ export async function startEmbeddedPostgres(
 ): Promise<PostgresServer> {
   const runAs = postgresRunAs();
   const baseDir = await makeBaseDir(runAs);
+  const settings: Record<string, string> = {};
+  if (opts.standbyOf) {
+    const primary = opts.standbyOf;
+    await primary.stop({ keepData: true });
+    try {
+      execFileSync("cp", ["-a", primary.dataDir, join(baseDir, "data")]);
+    } finally {
+      await primary.start();
+    }
+    await writeFile(join(baseDir, "data", "standby.signal"), "");
+    if (runAs) await chown(join(baseDir, "data", "standby.signal"), runAs.uid, runAs.gid);
+    settings.primary_conninfo = `host=127.0.0.1 port=${primary.port} user=postgres application_name=standby`;
+    settings.hot_standby = "on";
+  }
   const server = new EmbeddedPostgres(
     baseDir,
     opts.port ?? (await findFreePort()),
     opts.fsync ?? false,
     runAs,
     { passwordAuth: opts.passwordAuth ?? false, ssl: opts.ssl ?? false },
+    settings,
   );
   try {
     for (let attempt = 1; ; attempt++) {

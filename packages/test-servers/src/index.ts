@@ -22,6 +22,12 @@ export {
   type MongoServer,
   startJongodb,
 } from "./jongodb.js";
+export {
+  type PgBouncerOptions,
+  type PgBouncerServer,
+  pgbouncerBinary,
+  startPgBouncer,
+} from "./pgbouncer.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
 export { TcpProxy } from "./tcp-proxy.js";

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { callTimeouts, type ResolvedPostgresConfig } from "../config.js";
 import { END_GRACE_MS } from "./backend-reaper.js";
+import type { ReplicaFallback } from "./lagging-reads.js";
 import { within } from "./timing.js";
 
 /** The `application_name` of the store's own connections, as `pg_stat_activity` shows it. */
@@ -65,4 +66,24 @@ export async function endPool(pool: pg.Pool): Promise<void> {
   if ((await within(closed, END_GRACE_MS)) === "late") {
     for (const client of clients) client.connection.stream.destroy();
   }
+}
+
+/**
+ * The read replica of a configuration: the caller's `replica_pool`, or a pool the store owns
+ * from `replica_dsn` (the primary's settings, `replica_pool_max` as its size), or `undefined`.
+ */
+export function createReplica(
+  config: ResolvedPostgresConfig,
+): { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback } | undefined {
+  const fallback = config.replica_fallback;
+  if (config.replica_pool) return { pool: config.replica_pool, ownsPool: false, fallback };
+  if (config.replica_dsn === undefined) return undefined;
+  const max = config.replica_pool_max ?? config.pool_max;
+  const pool = createPool({
+    ...config,
+    dsn: config.replica_dsn,
+    pool_max: max,
+    pool_min: Math.min(config.pool_min, max),
+  });
+  return { pool, ownsPool: true, fallback };
 }

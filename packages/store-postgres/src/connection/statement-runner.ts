@@ -2,7 +2,7 @@ import { ConnectionError } from "@message-store/core";
 import pg from "pg";
 import { columnTypes } from "../column-types.js";
 import { isConnectionFailure, toStoreError } from "../errors.js";
-import type { BackendReaper, Retiree } from "./backend-reaper.js";
+import { BackendReaper, type Retiree } from "./backend-reaper.js";
 import { sendCancelRequest } from "./cancel-request.js";
 import { DeferredCommitQuery } from "./deferred-commit-query.js";
 import { within } from "./timing.js";
@@ -191,4 +191,27 @@ function backendKeyOf(client: pg.PoolClient): Retiree["key"] {
 function retireeOf(client: pg.PoolClient): Retiree {
   const port = (client.connection?.stream as { localPort?: number } | undefined)?.localPort;
   return { client, key: backendKeyOf(client), localPort: typeof port === "number" ? port : null };
+}
+
+/**
+ * A statement runner on `pool`. Behind a transaction-mode pooler a dropped connection is left to
+ * the pooler: its backend keys are not the server's process ids.
+ */
+export function runnerOn(
+  pool: pg.Pool,
+  queryTimeoutMs: number | null,
+  pooler: boolean,
+): StatementRunner {
+  const options = (pool as { options?: pg.ClientConfig }).options ?? null;
+  return new StatementRunner(
+    pool,
+    queryTimeoutMs,
+    new BackendReaper(clientClassOf(pool), pooler ? null : options),
+  );
+}
+
+/** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
+function clientClassOf(pool: pg.Pool): typeof pg.Client {
+  const Client = (pool as { Client?: unknown }).Client;
+  return typeof Client === "function" ? (Client as typeof pg.Client) : pg.Client;
 }
