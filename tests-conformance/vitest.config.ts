@@ -11,7 +11,13 @@ export default defineConfig({
     ...shared,
     fileParallelism: false,
     projects: [
-      { test: { ...shared, name: "json", include: ["test/json-*.test.ts"] } },
+      {
+        test: {
+          ...shared,
+          name: "json",
+          include: ["test/json-*.test.ts", "test/self-test/*.test.ts"],
+        },
+      },
       {
         test: {
           ...shared,

@@ -14,6 +14,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeMessageStoreConformance({
   name: "json-file",
+  // The file is locked by the store that has it open: one instance at a time.
+  concurrentInstances: false,
   open: () => MessageStore.initialize({ storage: "json", path }),
   reset: async () => {
     for (const entry of readdirSync(dir))
