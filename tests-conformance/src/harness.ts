@@ -38,6 +38,12 @@ export interface ConformanceOptions {
    * `MESSAGE_STORE_CONFORMANCE_SEED` wins). A failure prints the seed and the shrunk sequence.
    */
   modelRuns?: number;
+  /**
+   * Contract-rule cases (by id, e.g. `"atomic-batch"`) the adapter is known to break, with the
+   * reason: reported as skipped with `KNOWN VIOLATION of "<rule>": <reason>`, never silently.
+   * For documented limits of a deployment (e.g. MongoDB without transactions); fix, then remove.
+   */
+  knownViolations?: Readonly<Record<string, string>>;
   modelSeed?: number;
   /**
    * Optional: restarts the backing server (or reopens the file) while no store is open. When
@@ -135,7 +141,12 @@ export function createHarness(options: ConformanceOptions): Harness {
       return real;
     },
     caseContext(): CaseContext {
-      return { store: this.store, openAnother: concurrent ? openAnother : null };
+      return {
+        store: this.store,
+        openAnother: concurrent ? openAnother : null,
+        restart: persistent ? () => this.restart() : null,
+        inspect: options.inspect ?? null,
+      };
     },
   };
 }

@@ -49,6 +49,7 @@ const ATOMIC_LIST =
 
 /** Violation 5 of issue #13: a page assembled from several reads while writes ran. */
 export const atomicListPages: ContractCase = {
+  id: "atomic-list-pages",
   rule: ATOMIC_LIST,
   title: "transcript reads polled from several instances while batches land see whole batches only",
   async run(ctx) {
@@ -102,6 +103,7 @@ const ATOMIC_CASCADE =
 
 /** Violation 6 of issue #13: a cascade done as several commands, raced by truly concurrent readers. */
 export const atomicCascade: ContractCase = {
+  id: "atomic-cascade",
   rule: ATOMIC_CASCADE,
   title: "readers polling from several instances during deleteConversation see all of it or none",
   async run(ctx) {
@@ -154,6 +156,7 @@ const ATOMIC_BATCH =
 
 /** The batch counterpart: readers polling while one big batch lands. */
 export const atomicBatch: ContractCase = {
+  id: "atomic-batch",
   rule: ATOMIC_BATCH,
   title: "readers polling from several instances during a 200-message batch see all of it or none",
   async run(ctx) {

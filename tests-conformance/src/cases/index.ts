@@ -1,5 +1,6 @@
 import { atomicBatch, atomicCascade, atomicListPages } from "./atomicity-cases.js";
 import type { ContractCase } from "./contract-case.js";
+import { noOrphans, survivesRestart } from "./durability-cases.js";
 import { embeddingRemovedByUpsert, flagByUpsert, userChangedByUpsert } from "./upsert-cases.js";
 import { nestedModelCalls, usageAgentAndUser } from "./usage-cases.js";
 
@@ -13,6 +14,8 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   atomicListPages,
   atomicCascade,
   atomicBatch,
+  survivesRestart,
+  noOrphans,
 ];
 
 export type { CaseContext, ContractCase } from "./contract-case.js";

@@ -17,6 +17,7 @@ const FLAG_BY_UPSERT =
 
 /** Violation 1 of issue #13: a message flagged by upsert stayed in the context window. */
 export const flagByUpsert: ContractCase = {
+  id: "flag-by-upsert",
   rule: FLAG_BY_UPSERT,
   title:
     "a message flagged by upsert (isFlagged: true) leaves the context window; unflagged by upsert it returns",
@@ -76,6 +77,7 @@ const EMBEDDING_BY_UPSERT =
 
 /** Violation 2 of issue #13: an embedding removed by upsert was still searchable. */
 export const embeddingRemovedByUpsert: ContractCase = {
+  id: "embedding-removed-by-upsert",
   rule: EMBEDDING_BY_UPSERT,
   title: "an embedding removed by upsert (embedding: null, or left out) is no longer found",
   requires: ["semanticSearch"],
@@ -135,6 +137,7 @@ const USER_BY_UPSERT =
 
 /** Violation 3 of issue #13: a message whose userId changed was still found under the old user. */
 export const userChangedByUpsert: ContractCase = {
+  id: "user-changed-by-upsert",
   rule: USER_BY_UPSERT,
   title:
     "a message whose userId changed (by upsert, or re-created under another owner) is found only under its current owner",

@@ -17,7 +17,8 @@ async function seedPairs(store: MessageStoreApi) {
     const c = await store.storeConversation(conversation({ id: `${agentId}-${userId}`, userId }));
     const m = await store.storeMessage(message(c, { id: `${c.id}-m`, role: "assistant" }));
     await store.storeTurnTrace(
-      trace(m, { id: `${c.id}-t`, agentId, totalTokens: tokens, timestamp: T0 + HOUR }),
+      // userId given: without capabilities.tenants an adapter need not fill it from the conversation.
+      trace(m, { id: `${c.id}-t`, agentId, userId, totalTokens: tokens, timestamp: T0 + HOUR }),
     );
   }
 }
@@ -26,6 +27,7 @@ const BOTH_FILTERS = "summarizeUsage applies every given filter together: agentI
 
 /** Violation 4 of issue #13: summarizeUsage ignored one of agentId/userId when both were given. */
 export const usageAgentAndUser: ContractCase = {
+  id: "usage-agent-and-user",
   rule: BOTH_FILTERS,
   title: "summarizeUsage({ agentId, userId }) counts only the turns of that agent for that user",
   async run({ store }) {
@@ -88,6 +90,7 @@ const LLM_CALLS_ONLY =
 
 /** Settles an open meaning of issue #13: model calls nested in tool traces are not counted. */
 export const nestedModelCalls: ContractCase = {
+  id: "nested-model-calls",
   rule: LLM_CALLS_ONLY,
   title: "model calls nested in tool traces are neither matched by the model filter nor summed",
   async run({ store }) {

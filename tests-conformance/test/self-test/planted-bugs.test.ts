@@ -25,7 +25,7 @@ async function failureOf(c: ContractCase, open: () => Promise<MessageStore>): Pr
   opened.push(store);
   const openAnother = async () => store;
   try {
-    await c.run({ store, openAnother });
+    await c.run({ store, openAnother, restart: null, inspect: null });
   } catch (error) {
     return (error as Error).message;
   }
@@ -74,7 +74,7 @@ describe("self-test: planted bugs fail their case, naming the rule and the field
     for (const [, c] of CASES) {
       const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });
       opened.push(store);
-      await c.run({ store, openAnother: null });
+      await c.run({ store, openAnother: null, restart: null, inspect: null });
     }
   });
 
