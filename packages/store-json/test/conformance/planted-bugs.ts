@@ -9,7 +9,7 @@ import {
   type ReadRequest,
   type SequencedMessage,
 } from "@message-store/core/adapter";
-import "@message-store/json";
+import "../../src/index.js";
 
 type Hook = (...args: any[]) => Promise<any>;
 type Hooks = Record<string, Hook>;

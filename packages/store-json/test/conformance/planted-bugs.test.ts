@@ -1,18 +1,23 @@
-import type { MessageStore } from "@message-store/core";
+import { CONTRACT_CASES, type ContractCase, runModelCheck } from "@message-store/conformance";
+import { MessageStore } from "@message-store/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { atomicBatch, atomicCascade, atomicListPages } from "../../src/cases/atomicity-cases.js";
-import type { ContractCase } from "../../src/cases/contract-case.js";
-import {
-  embeddingRemovedByUpsert,
-  flagByUpsert,
-  userChangedByUpsert,
-} from "../../src/cases/upsert-cases.js";
-import { usageAgentAndUser } from "../../src/cases/usage-cases.js";
-import { runModelCheck } from "../../src/model/run-model-check.js";
 import { PLANTED } from "./planted-bugs.js";
 
+const byId = (id: string): ContractCase => {
+  const found = CONTRACT_CASES.find((c) => c.id === id);
+  if (!found) throw new Error(`no contract case ${id}`);
+  return found;
+};
+const flagByUpsert = byId("flag-by-upsert");
+const embeddingRemovedByUpsert = byId("embedding-removed-by-upsert");
+const userChangedByUpsert = byId("user-changed-by-upsert");
+const usageAgentAndUser = byId("usage-agent-and-user");
+const atomicListPages = byId("atomic-list-pages");
+const atomicCascade = byId("atomic-cascade");
+const atomicBatch = byId("atomic-batch");
+
 /**
- * The suite's own self-test: each violation of issue #13, planted in the JSON adapter, must fail
+ * The conformance suite's self-test: each violation of issue #13, planted in the JSON adapter, must fail
  * the case written for it, with a message naming the rule and what differs.
  */
 const opened: MessageStore[] = [];
@@ -70,7 +75,6 @@ describe("self-test: planted bugs fail their case, naming the rule and the field
   }
 
   it("every case passes against the unpatched JSON adapter", async () => {
-    const { MessageStore } = await import("@message-store/core");
     for (const [, c] of CASES) {
       const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });
       opened.push(store);
