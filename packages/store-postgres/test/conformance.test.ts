@@ -1,11 +1,43 @@
 import { describeMessageStoreConformance } from "@message-store/conformance";
 import { MessageStore } from "@message-store/core";
+import {
+  createTestDatabase,
+  dropTestDatabase,
+  POSTGRES_URL_ENV,
+  type PostgresServer,
+  startEmbeddedPostgres,
+} from "@message-store/test-servers";
+import { afterAll, beforeAll, inject } from "vitest";
 import "../src/index.js";
-import { useDatabase, withClient } from "./helpers.js";
+import { withClient } from "./helpers.js";
 
-// A database of its own on the run's server (embedded PostgreSQL 18, or
-// MESSAGE_STORE_POSTGRES_URL), dropped after the file.
-const db = useDatabase("conformance");
+// A database of its own, dropped after the file. Without MESSAGE_STORE_POSTGRES_URL it lives on
+// an embedded server of this file's own, so that restart() really stops and starts PostgreSQL;
+// on an external server restart() can only end every other session of the database.
+let server: PostgresServer | null = null;
+let url = "";
+const db = { url: () => url };
+beforeAll(async () => {
+  if (!process.env[POSTGRES_URL_ENV]) server = await startEmbeddedPostgres();
+  url = await createTestDatabase(server?.url ?? inject("postgresUrl"), "conformance");
+});
+afterAll(async () => {
+  if (url) await dropTestDatabase(url).catch(() => {});
+  await server?.stop();
+});
+
+async function restart(): Promise<void> {
+  if (server) {
+    await server.stop({ keepData: true });
+    await server.start();
+    return;
+  }
+  await withClient(db.url(), async (client) => {
+    await client.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+  });
+}
 
 /** Raw row counts behind the API, so the suite can see orphans a cascade left. */
 function inspect(): Promise<Record<string, number>> {
@@ -32,13 +64,6 @@ describeMessageStoreConformance({
         if ((error as { code?: string }).code !== "42P01") throw error;
       }
     }),
-  // The server is shared by the whole run (global-setup.ts), so a "restart" ends every other
-  // session of this database: whatever the adapter kept in a connection is gone on reopen.
-  restart: () =>
-    withClient(db.url(), async (client) => {
-      await client.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-      );
-    }),
+  restart,
   inspect,
 });
