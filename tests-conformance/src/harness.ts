@@ -1,7 +1,7 @@
 import type { MessageStore } from "@message-store/core";
 import { afterEach, beforeEach } from "vitest";
 import type { CaseContext } from "./cases/contract-case.js";
-import type { RealStore } from "./model/commands.js";
+import type { RealStore } from "./model/command.js";
 
 /** What the suite needs from the adapter under test. */
 export interface ConformanceOptions {

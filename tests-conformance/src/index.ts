@@ -12,6 +12,6 @@ export {
   selectSuites,
 } from "./describe-message-store-conformance.js";
 export type { ConformanceOptions } from "./harness.js";
-export type { RealStore } from "./model/commands.js";
+export type { RealStore } from "./model/command.js";
 export { type ModelCheckOptions, runModelCheck } from "./model/run-model-check.js";
 export { expectRule } from "./rule-check.js";

@@ -1,22 +1,23 @@
 import fc from "fast-check";
+import type { RealStore, StoreCommand } from "./command.js";
 import {
   ConversationsOfUser,
-  DeleteConversation,
-  DeleteMessage,
-  DeleteUserData,
-  FlagMessage,
   GetContext,
   GetConversation,
   GetMessage,
   ListMessages,
-  type RealStore,
   Reopen,
-  type StoreCommand,
+} from "./read-commands.js";
+import { ReferenceModel } from "./reference-model.js";
+import {
+  DeleteConversation,
+  DeleteMessage,
+  DeleteUserData,
+  FlagMessage,
   StoreConversation,
   StoreMessage,
   StoreMessages,
-} from "./commands.js";
-import { ReferenceModel } from "./reference-model.js";
+} from "./write-commands.js";
 
 /** Budget and seed of one model-based check. */
 export interface ModelCheckOptions {
