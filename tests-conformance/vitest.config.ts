@@ -1,33 +1,7 @@
 import { defineConfig } from "vitest/config";
 
-const shared = { testTimeout: 30_000, hookTimeout: 120_000 };
-
 /**
- * One project per backend, so `vitest run --project json` needs no database server. The
- * database projects start their server once in `test/global-setup.ts`. Files run one at a time.
+ * The suite's own tools. The suite itself runs from each adapter's test folder
+ * (packages/store-json, store-postgres, store-mongo: test/conformance.test.ts), with the planted-bug self-tests in store-json's.
  */
-export default defineConfig({
-  test: {
-    ...shared,
-    fileParallelism: false,
-    projects: [
-      { test: { ...shared, name: "json", include: ["test/json-*.test.ts"] } },
-      {
-        test: {
-          ...shared,
-          name: "postgres",
-          include: ["test/postgres.test.ts"],
-          globalSetup: ["test/global-setup.ts"],
-        },
-      },
-      {
-        test: {
-          ...shared,
-          name: "mongodb",
-          include: ["test/mongodb.test.ts"],
-          globalSetup: ["test/global-setup.ts"],
-        },
-      },
-    ],
-  },
-});
+export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 
-function preview(value: unknown): string {
+function preview(value: unknown, max = 120): string {
   if (typeof value === "bigint") return `${value}n`;
   if (value === undefined) return "undefined";
   let text: string;
@@ -9,7 +9,7 @@ function preview(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > 120 ? `${text.slice(0, 120)}… (${text.length} chars)` : text;
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
 const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
@@ -20,7 +20,11 @@ const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
  */
 export function firstDifference(actual: unknown, expected: unknown, path = "$"): string | null {
   if (Object.is(actual, expected)) return null;
-  if (typeof actual === "string" && typeof expected === "string") {
+  if (
+    typeof actual === "string" &&
+    typeof expected === "string" &&
+    (actual.length > 80 || expected.length > 80)
+  ) {
     let i = 0;
     while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
     return `${path}: strings differ at index ${i} (lengths ${actual.length} vs expected ${expected.length}): got ${preview(actual.slice(i, i + 40))}, expected ${preview(expected.slice(i, i + 40))}`;
@@ -36,6 +40,14 @@ export function firstDifference(actual: unknown, expected: unknown, path = "$"):
   if (Array.isArray(actual) !== Array.isArray(expected)) {
     return `${path}: got ${preview(actual)}, expected ${preview(expected)}`;
   }
+  if (Array.isArray(actual) && Array.isArray(expected) && actual.length !== expected.length) {
+    const where = firstDifference(
+      actual.slice(0, Math.min(actual.length, expected.length)),
+      expected.slice(0, Math.min(actual.length, expected.length)),
+      path,
+    );
+    return `${path}: length ${actual.length}, expected ${expected.length}${where ? ` (first difference ${where})` : ""}: got ${preview(actual, 600)}, expected ${preview(expected, 600)}`;
+  }
   for (const key of Object.keys(expected)) {
     if (!hasOwn(actual, key)) return `${path}[${JSON.stringify(key)}]: missing`;
   }
@@ -45,7 +57,11 @@ export function firstDifference(actual: unknown, expected: unknown, path = "$"):
   for (const key of Object.keys(expected)) {
     const a = (actual as Record<string, unknown>)[key];
     const e = (expected as Record<string, unknown>)[key];
-    const d = firstDifference(a, e, `${path}[${JSON.stringify(key)}]`);
+    const d = firstDifference(
+      a,
+      e,
+      `${path}[${Array.isArray(expected) ? key : JSON.stringify(key)}]`,
+    );
     if (d) return d;
   }
   return null;

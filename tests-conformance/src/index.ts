@@ -3,5 +3,15 @@
  * `describeMessageStoreConformance({ name, open, reset, persistent? })`.
  * @packageDocumentation
  */
-export { describeMessageStoreConformance } from "./describe-message-store-conformance.js";
+
+export type { CaseContext, ContractCase } from "./cases/index.js";
+export { CONTRACT_CASES } from "./cases/index.js";
+export {
+  describeMessageStoreConformance,
+  SUITE_NAMES,
+  selectSuites,
+} from "./describe-message-store-conformance.js";
 export type { ConformanceOptions } from "./harness.js";
+export type { RealStore } from "./model/command.js";
+export { type ModelCheckOptions, runModelCheck } from "./model/run-model-check.js";
+export { expectRule } from "./rule-check.js";

@@ -60,6 +60,8 @@ export interface StoreCapabilities {
  * - Lists resolve to a {@link Page}: pass `nextCursor` back as `cursor`; `limit` omitted means
  *   everything that is left. Cursors are keyset positions: rows written after a cursor was issued
  *   never make a later page repeat or skip a row that existed when the first page was read.
+ *   Each page is one consistent read: a concurrent write (a batch, a cascade, an erasure) is in
+ *   it entirely or not at all, also when the writer is another store instance (connection).
  * - A lost or unreachable backend rejects with `ConnectionError`; every call after `close()`
  *   rejects with `StoreClosedError`.
  *
@@ -101,7 +103,11 @@ export interface MessageStoreApi {
   /**
    * A user's conversations (of one tenant, with `tenantId`), most recent activity first:
    * `lastActivityAt` descending, then `id` ascending. `lastActivityAt` is the greater of
-   * `updatedAt` and the newest message timestamp. An unknown user gives an empty page (no error).
+   * `updatedAt` and the newest timestamp of every message ever stored in the conversation since
+   * it was created: messages deleted later, and timestamps an upsert moved away from, still
+   * count (a conversation's activity never goes back because a message was removed or moved;
+   * only `deleteConversation` and erasure forget it). An unknown user gives an empty page (no
+   * error).
    */
   getConversationsByUserId(
     userId: string,
@@ -117,7 +123,8 @@ export interface MessageStoreApi {
 
   /**
    * Deletes the conversation, its messages and their traces for good (soft-deleted ones
-   * included), atomically as seen through the API. Resolves `true`, or `false` if it did not
+   * included), atomically as seen through the API: a concurrent reader, on this or another
+   * store instance, sees all of it or none of it, and no row is left behind the API. Resolves `true`, or `false` if it did not
    * exist. Other conversations are untouched.
    */
   deleteConversation(id: string): Promise<boolean>;
@@ -143,7 +150,13 @@ export interface MessageStoreApi {
    * above. A new message is placed after every message already stored with the same timestamp;
    * an upsert keeps its place. An upsert without an embedding, or one that changes
    * `originalContent` while passing the embedding already stored, stores `embedding: null` (the
-   * message is then pending embedding).
+   * message is then pending embedding). Every field takes effect at once in every read path:
+   * `isFlagged: true` by upsert leaves the context window exactly like {@link flagMessage}, an
+   * upsert with `embedding: null` leaves search, and search filters see the stored `userId`.
+   *
+   * The receipt order (the sequence that breaks timestamp ties) is durable: it survives
+   * `close()` and reopen, and a restart of the backend; a message stored after a reopen goes
+   * after every message stored before it with the same timestamp.
    */
   storeMessage(message: MessageInput): Promise<Message>;
 
@@ -198,7 +211,8 @@ export interface MessageStoreApi {
   ): Promise<Page<Message>>;
 
   /**
-   * The `n` most recent live, non-flagged messages, oldest first (the context window). `n = 0`
+   * The `n` most recent live, non-flagged messages, oldest first (the context window). Flagged
+   * means `isFlagged` as stored, whether set by {@link flagMessage} or by an upsert. `n = 0`
    * gives `[]`; an unknown conversation gives `[]`. With `compress` (`true`, `{}` or sizes), long
    * assistant messages come back as head + a hint naming the `lookup_message` tool + tail (the
    * stored message is unchanged; `getMessage` returns it whole).
@@ -250,13 +264,19 @@ export interface MessageStoreApi {
 
   /**
    * Traces matching every given filter, in the same order as {@link getTurnTracesByAgentId}.
-   * `toolName` matches any tool trace, `model` any LLM call, `userId` and `tenantId` the trace's.
+   * `toolName` matches any tool trace, `model` any entry of the trace's `llmCalls` (model calls
+   * nested in `toolTraces[].generationAttempts[].llmCall` are not matched), `userId` and
+   * `tenantId` the trace's.
    */
   queryTurnTraces(query?: TurnTraceQueryInput): Promise<Page<TurnTrace>>;
 
   /**
    * Token, cost, latency and error totals per UTC hour or day over `[since, until)`, oldest bucket
-   * first; empty buckets are omitted. Identical on every adapter.
+   * first; empty buckets are omitted. Identical on every adapter. Every given filter applies
+   * (`agentId` and `userId` and `tenantId` together). Token and cost sums count the entries of
+   * `llmCalls` only; model calls nested in `toolTraces[].generationAttempts[].llmCall` are
+   * recorded for inspection and never counted (they would otherwise be counted twice by agents
+   * that also list them in `llmCalls`).
    */
   summarizeUsage(query: UsageQueryInput): Promise<UsageBucket[]>;
 
@@ -270,7 +290,10 @@ export interface MessageStoreApi {
   /**
    * Messages ranked by cosine similarity to `embedding` (highest first, ties by id ascending,
    * score rounded to 1e-9). The filters (`userId`, `tenantId`, `conversationId`) apply before
-   * ranking. Flagged and soft-deleted messages and embeddings of another length are skipped.
+   * ranking, to each message as stored now. Flagged and soft-deleted messages, messages whose
+   * embedding is `null`, and embeddings of another length are skipped. Core does the rounding,
+   * the ordering and the `limit` cut: an adapter's `_searchMessages` returns raw cosine scores,
+   * in any order, at least the `limit` best of them.
    * Throws `UnsupportedOperationError` unless `capabilities.semanticSearch`.
    */
   searchMessages(query: SearchQueryInput): Promise<SearchHit[]>;

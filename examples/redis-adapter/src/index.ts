@@ -1,0 +1,20 @@
+import { registerStorage } from "@message-store/core/adapter";
+import { ADAPTER, RedisMessageStore, type RedisStoreConfig } from "./redis-message-store.js";
+
+export {
+  RedisConfigSchema,
+  RedisMessageStore,
+  type RedisStoreConfig,
+} from "./redis-message-store.js";
+
+// Importing the package registers the adapter: `MessageStore.initialize({ storage: "redis-example", url })`.
+registerStorage({
+  name: ADAPTER,
+  open: (config) => RedisMessageStore.open(config as RedisStoreConfig),
+});
+
+declare module "@message-store/core" {
+  interface StorageConfigMap {
+    "redis-example": RedisStoreConfig;
+  }
+}

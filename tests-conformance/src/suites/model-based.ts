@@ -1,0 +1,35 @@
+import { describe, it } from "vitest";
+import type { Harness } from "../harness.js";
+import { runModelCheck } from "../model/run-model-check.js";
+
+const DEFAULT_RUNS = 25;
+
+function envNumber(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n))
+    throw new Error(`message-store conformance: ${name}=${raw} is not an integer`);
+  return n;
+}
+
+/**
+ * Model-based testing: random sequences of writes and reads (conversations, messages, batches,
+ * flags, upserts that move timestamps, deletes, erasure, scoped views, reopen) run against the
+ * adapter and a reference model, every result compared. Budget: `modelRuns` (default 25) or
+ * `MESSAGE_STORE_CONFORMANCE_RUNS`; seed: `modelSeed` or `MESSAGE_STORE_CONFORMANCE_SEED`.
+ */
+export function modelBasedSuite(h: Harness): void {
+  describe("model-based", () => {
+    const runs = envNumber("MESSAGE_STORE_CONFORMANCE_RUNS") ?? h.options.modelRuns ?? DEFAULT_RUNS;
+    const seed = envNumber("MESSAGE_STORE_CONFORMANCE_SEED") ?? h.options.modelSeed;
+    it(`random operation sequences agree with the reference model (${runs} runs)`, {
+      timeout: Math.max(60_000, runs * 5_000),
+    }, async () => {
+      await runModelCheck(
+        () => h.fresh(),
+        seed === undefined ? { numRuns: runs } : { numRuns: runs, seed },
+      );
+    });
+  });
+}
