@@ -1,10 +1,14 @@
 import {
   type Conversation,
+  type ConversationFilter,
   type ConversationRecord,
   type DeletedCounts,
+  type EmbeddingUpdate,
   type Message,
   MessageStore,
   type MessageStoreError,
+  type PendingEmbeddingsFilter,
+  type Scope,
   type StoreCapabilities,
   type TurnTrace,
   type TurnTraceFilter,
@@ -16,6 +20,7 @@ import {
   type MessageKey,
   type PageRequest,
   parseConfig,
+  type ReadRequest,
   type SequencedMessage,
   type StoreMessagesOptions,
   summarizeTraces,
@@ -26,6 +31,7 @@ import type { MongoContext } from "./collections.js";
 import { ADAPTER, MongoConfigSchema, type MongoStoreConfig } from "./config.js";
 import { connectMongo } from "./connect-mongo.js";
 import { toConversation, toMessage, toSequencedMessage, toTurnTrace } from "./documents.js";
+import { listPendingEmbeddings, setEmbeddings } from "./embedding-queue.js";
 import { fromDriverError } from "./errors.js";
 import { withDeadline } from "./operation-deadline.js";
 import {
@@ -33,6 +39,7 @@ import {
   CONVERSATION_ORDER,
   conversationIdPage,
   conversationPage,
+  liveUnless,
   MESSAGE_ORDER,
   messagePage,
   pageOptions,
@@ -41,6 +48,13 @@ import {
   UNLIMITED,
   usageFilter,
 } from "./queries.js";
+import {
+  purgeDeleted,
+  restoreConversation,
+  restoreMessage,
+  softDeleteConversation,
+  softDeleteMessage,
+} from "./soft-delete.js";
 import { insertConversationIfMissing, upsertConversation } from "./upsert-conversation.js";
 import { writeMessages } from "./write-messages.js";
 import { writeTrace } from "./write-trace.js";
@@ -51,12 +65,18 @@ import { writeTrace } from "./write-trace.js";
  * or {@link MongoMessageStore.open}; the methods are documented on `MessageStoreApi` in core.
  *
  * Collections `conversations`, `messages` and `turn_traces` hold one document per record with
- * `_id = id`. Semantic search is not offered (`capabilities.semanticSearch` is false); message
- * embeddings are stored and read back all the same.
+ * `_id = id`. Soft delete, tenants (with the ownership rules kept inside each write) and the
+ * embedding queue are offered; semantic search is not (`capabilities.semanticSearch` is false):
+ * message embeddings are stored and read back all the same.
  */
 export class MongoMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
-  override readonly capabilities: StoreCapabilities = { semanticSearch: false };
+  override readonly capabilities: StoreCapabilities = {
+    semanticSearch: false,
+    softDelete: true,
+    tenants: true,
+    embeddingQueue: true,
+  };
   readonly #ctx: MongoContext;
   readonly #ownsClient: boolean;
   readonly #operationTimeoutMs: number;
@@ -106,9 +126,12 @@ export class MongoMessageStore extends MessageStore {
     return this.#write(() => upsertConversation(this.#ctx, record));
   }
 
-  protected _getConversation(id: string): Promise<Conversation | null> {
+  protected _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
     return this.#read(async () => {
-      const doc = await this.#ctx.conversations.findOne({ _id: id });
+      const doc = await this.#ctx.conversations.findOne({
+        _id: id,
+        ...liveUnless(options.includeDeleted),
+      });
       return doc ? toConversation(doc) : null;
     });
   }
@@ -116,10 +139,11 @@ export class MongoMessageStore extends MessageStore {
   protected _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
     return this.#read(async () => {
       const docs = await this.#ctx.conversations
-        .find(conversationPage(userId, page), pageOptions(CONVERSATION_ORDER, page.take))
+        .find(conversationPage(userId, page, filter), pageOptions(CONVERSATION_ORDER, page.take))
         .toArray();
       return docs.map(toConversation);
     });
@@ -128,10 +152,14 @@ export class MongoMessageStore extends MessageStore {
   protected _listConversations(
     userId: string | null,
     page: PageRequest<string>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
     return this.#read(async () => {
       const docs = await this.#ctx.conversations
-        .find(conversationIdPage(userId, page), pageOptions(CONVERSATION_ID_ORDER, page.take))
+        .find(
+          conversationIdPage(userId, page, filter),
+          pageOptions(CONVERSATION_ID_ORDER, page.take),
+        )
         .toArray();
       return docs.map(toConversation);
     });
@@ -141,25 +169,50 @@ export class MongoMessageStore extends MessageStore {
     return this.#write(() => deleteConversationCascade(this.#ctx, id));
   }
 
+  protected override _softDeleteConversation(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write(() => softDeleteConversation(this.#ctx, id, deletedAt));
+  }
+
+  protected override _restoreConversation(id: string): Promise<boolean> {
+    return this.#write(() => restoreConversation(this.#ctx, id));
+  }
+
+  /**
+   * The session's conversation, when missing, is created by a write of its own before the batch
+   * (an insert that leaves an existing one alone); the batch's reservation then checks the
+   * ownership rules against whichever conversation is there.
+   */
   protected _storeMessages(messages: Message[], options: StoreMessagesOptions): Promise<Message[]> {
     return this.#write(async () => {
-      // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
-      // conversation is a write of its own, before the batch.
       if (options.ensureConversation) {
         await insertConversationIfMissing(this.#ctx, options.ensureConversation);
       }
-      await writeMessages(this.#ctx, messages);
-      return messages;
+      return writeMessages(this.#ctx, messages);
     });
+  }
+
+  protected override _softDeleteMessage(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write(() => softDeleteMessage(this.#ctx, id, deletedAt));
+  }
+
+  protected override _restoreMessage(id: string): Promise<boolean> {
+    return this.#write(() => restoreMessage(this.#ctx, id));
+  }
+
+  protected override _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    return this.#write(() => purgeDeleted(this.#ctx, before, scope));
   }
 
   protected _deleteMessage(id: string): Promise<boolean> {
     return this.#write(() => deleteMessageCascade(this.#ctx, id));
   }
 
-  protected _getMessage(id: string): Promise<Message | null> {
+  protected _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
     return this.#read(async () => {
-      const doc = await this.#ctx.messages.findOne({ _id: id });
+      const doc = await this.#ctx.messages.findOne({
+        _id: id,
+        ...liveUnless(options.includeDeleted),
+      });
       return doc ? toMessage(doc) : null;
     });
   }
@@ -167,7 +220,7 @@ export class MongoMessageStore extends MessageStore {
   protected _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
     return this.#write(async () => {
       const doc = await this.#ctx.messages.findOneAndUpdate(
-        { _id: id },
+        { _id: id, deletedAt: null },
         { $set: { isFlagged: flagged } },
         { returnDocument: "after" },
       );
@@ -180,10 +233,14 @@ export class MongoMessageStore extends MessageStore {
   protected _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
+    options: ReadRequest,
   ): Promise<SequencedMessage[]> {
     return this.#read(async () => {
       const docs = await this.#ctx.messages
-        .find(messagePage(conversationId, page), pageOptions(MESSAGE_ORDER, page.take))
+        .find(
+          messagePage(conversationId, page, options.includeDeleted),
+          pageOptions(MESSAGE_ORDER, page.take),
+        )
         .toArray();
       return docs.map(toSequencedMessage);
     });
@@ -193,7 +250,7 @@ export class MongoMessageStore extends MessageStore {
     return this.#read(async () => {
       const docs = await this.#ctx.messages
         .find(
-          { conversationId, isFlagged: false },
+          { conversationId, isFlagged: false, deletedAt: null },
           { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
         )
         .toArray();
@@ -202,15 +259,18 @@ export class MongoMessageStore extends MessageStore {
   }
 
   protected _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    return this.#write(async () => {
-      await writeTrace(this.#ctx, trace);
-      return trace;
-    });
+    return this.#write(() => writeTrace(this.#ctx, trace));
   }
 
-  protected _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
+  protected _getTurnTraceByMessageId(
+    messageId: string,
+    options: ReadRequest,
+  ): Promise<TurnTrace | null> {
     return this.#read(async () => {
-      const doc = await this.#ctx.traces.findOne({ messageId });
+      const doc = await this.#ctx.traces.findOne({
+        messageId,
+        ...liveUnless(options.includeDeleted),
+      });
       return doc ? toTurnTrace(doc) : null;
     });
   }
@@ -241,8 +301,19 @@ export class MongoMessageStore extends MessageStore {
     });
   }
 
-  protected _deleteUserData(userId: string): Promise<DeletedCounts> {
-    return this.#write(() => deleteUserCascade(this.#ctx, userId));
+  protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
+    return this.#write(() => deleteUserCascade(this.#ctx, userId, filter.tenantId));
+  }
+
+  protected override _listPendingEmbeddings(
+    filter: PendingEmbeddingsFilter,
+    page: PageRequest<string>,
+  ): Promise<Message[]> {
+    return this.#read(() => listPendingEmbeddings(this.#ctx, filter, page));
+  }
+
+  protected override _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    return this.#write(() => setEmbeddings(this.#ctx, updates));
   }
 
   protected async _close(): Promise<void> {
