@@ -23,31 +23,27 @@ import {
   type ReadRequest,
   type SequencedMessage,
   type StoreMessagesOptions,
-  summarizeTraces,
   type TraceKey,
 } from "@message-store/core/adapter";
 import { deleteConversationCascade, deleteMessageCascade, deleteUserCascade } from "./cascade.js";
 import type { MongoContext } from "./collections.js";
 import { ADAPTER, MongoConfigSchema, type MongoStoreConfig } from "./config.js";
 import { connectMongo } from "./connect-mongo.js";
-import { toConversation, toMessage, toSequencedMessage, toTurnTrace } from "./documents.js";
+import { toMessage } from "./documents.js";
 import { listPendingEmbeddings, setEmbeddings } from "./embedding-queue.js";
 import { fromDriverError } from "./errors.js";
 import { withDeadline } from "./operation-deadline.js";
 import {
-  CONVERSATION_ID_ORDER,
-  CONVERSATION_ORDER,
-  conversationIdPage,
-  conversationPage,
-  liveUnless,
-  MESSAGE_ORDER,
-  messagePage,
-  pageOptions,
-  TRACE_ORDER,
-  tracePage,
-  UNLIMITED,
-  usageFilter,
-} from "./queries.js";
+  readContext,
+  readConversation,
+  readConversationList,
+  readConversationsByUser,
+  readMessage,
+  readTraceOfMessage,
+  readTraces,
+  readTranscript,
+  readUsage,
+} from "./reads.js";
 import {
   purgeDeleted,
   restoreConversation,
@@ -127,13 +123,7 @@ export class MongoMessageStore extends MessageStore {
   }
 
   protected _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.conversations.findOne({
-        _id: id,
-        ...liveUnless(options.includeDeleted),
-      });
-      return doc ? toConversation(doc) : null;
-    });
+    return this.#read(() => readConversation(this.#ctx, id, options.includeDeleted));
   }
 
   protected _getConversationsByUserId(
@@ -141,12 +131,7 @@ export class MongoMessageStore extends MessageStore {
     page: PageRequest<ConversationKey>,
     filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.conversations
-        .find(conversationPage(userId, page, filter), pageOptions(CONVERSATION_ORDER, page.take))
-        .toArray();
-      return docs.map(toConversation);
-    });
+    return this.#read(() => readConversationsByUser(this.#ctx, userId, page, filter));
   }
 
   protected _listConversations(
@@ -154,15 +139,7 @@ export class MongoMessageStore extends MessageStore {
     page: PageRequest<string>,
     filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.conversations
-        .find(
-          conversationIdPage(userId, page, filter),
-          pageOptions(CONVERSATION_ID_ORDER, page.take),
-        )
-        .toArray();
-      return docs.map(toConversation);
-    });
+    return this.#read(() => readConversationList(this.#ctx, userId, page, filter));
   }
 
   protected _deleteConversation(id: string): Promise<boolean> {
@@ -208,13 +185,7 @@ export class MongoMessageStore extends MessageStore {
   }
 
   protected _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.messages.findOne({
-        _id: id,
-        ...liveUnless(options.includeDeleted),
-      });
-      return doc ? toMessage(doc) : null;
-    });
+    return this.#read(() => readMessage(this.#ctx, id, options.includeDeleted));
   }
 
   protected _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
@@ -235,27 +206,13 @@ export class MongoMessageStore extends MessageStore {
     page: PageRequest<MessageKey>,
     options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.messages
-        .find(
-          messagePage(conversationId, page, options.includeDeleted),
-          pageOptions(MESSAGE_ORDER, page.take),
-        )
-        .toArray();
-      return docs.map(toSequencedMessage);
-    });
+    return this.#read(() =>
+      readTranscript(this.#ctx, conversationId, page, options.includeDeleted),
+    );
   }
 
   protected _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.messages
-        .find(
-          { conversationId, isFlagged: false, deletedAt: null },
-          { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
-        )
-        .toArray();
-      return docs.reverse().map(toMessage);
-    });
+    return this.#read(() => readContext(this.#ctx, conversationId, n));
   }
 
   protected _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
@@ -266,39 +223,19 @@ export class MongoMessageStore extends MessageStore {
     messageId: string,
     options: ReadRequest,
   ): Promise<TurnTrace | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.traces.findOne({
-        messageId,
-        ...liveUnless(options.includeDeleted),
-      });
-      return doc ? toTurnTrace(doc) : null;
-    });
+    return this.#read(() => readTraceOfMessage(this.#ctx, messageId, options.includeDeleted));
   }
 
   protected _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.traces
-        .find(tracePage(filter, page), pageOptions(TRACE_ORDER, page.take))
-        .toArray();
-      return docs.map(toTurnTrace);
-    });
+    return this.#read(() => readTraces(this.#ctx, filter, page));
   }
 
-  /**
-   * Fetches the traces in the window (one query on the time or agent index) and sums them with
-   * core's `summarizeTraces`, so results equal every other adapter's exactly. Not a server-side
-   * `$group`: see the README.
-   */
+  /** Core's `summarizeTraces` over the window's traces (see `readUsage`). */
   protected _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.traces
-        .find(usageFilter(query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
-        .toArray();
-      return summarizeTraces(docs.map(toTurnTrace), query);
-    });
+    return this.#read(() => readUsage(this.#ctx, query));
   }
 
   protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
