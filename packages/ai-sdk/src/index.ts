@@ -1,8 +1,11 @@
 /**
  * Vercel AI SDK bridge for message-store: store `generateText` / `streamText` results as
- * messages, replay them, persist `useChat` UIMessages, and trace each turn's usage.
+ * messages, replay them, persist `useChat` UIMessages, trace each turn's usage, and give the model
+ * the lookup tool for compressed messages.
  * @packageDocumentation
  */
+
+export type { ConversationOwner } from "@message-store/core";
 export {
   type ChatStore,
   type ChatStoreOptions,
@@ -10,8 +13,8 @@ export {
   type OnFinishOptions,
   type UIMessageStreamEndEvent,
 } from "./chat/chat-store.js";
-export type { ConversationOwner } from "./ensure-conversation.js";
 export { type FromModelMessagesOptions, fromModelMessages } from "./from-model-messages.js";
+export { lookupMessageTool } from "./lookup-message-tool.js";
 export {
   type LoadModelMessagesOptions,
   loadModelMessages,

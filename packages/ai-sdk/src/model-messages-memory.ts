@@ -1,4 +1,7 @@
 import {
+  type CompressInput,
+  type ConversationOwner,
+  ensureConversation,
   type Message,
   type MessageStoreApi,
   type ReplayOptions,
@@ -6,7 +9,6 @@ import {
   toModelMessages,
 } from "@message-store/core";
 import type { ModelMessage } from "ai";
-import { type ConversationOwner, ensureConversation } from "./ensure-conversation.js";
 import { fromModelMessages } from "./from-model-messages.js";
 import type { StepUsageLike } from "./turn-trace.js";
 import { writeTurnTrace } from "./write-trace.js";
@@ -74,18 +76,29 @@ export async function saveModelMessages(
 export interface LoadModelMessagesOptions extends ReplayOptions {
   /** How many of the newest non-flagged messages to load. */
   limit: number;
+  /**
+   * Shorten long assistant messages to head + a hint naming the lookup tool + tail
+   * (`getImmediateContext`'s `compress`); give the model `lookupMessageTool` with it.
+   */
+  compress?: CompressInput;
 }
 
 /**
  * The newest `limit` non-flagged messages of a conversation as AI SDK `ModelMessage[]`, oldest
- * first, ready for `streamText({ messages })`: `getImmediateContext` followed by core's
- * `toModelMessages` (tool calls paired with their results). `[]` for an unknown conversation.
+ * first, ready for `streamText({ messages })`: `getImmediateContext` (compressed with
+ * `compress`) followed by core's `toModelMessages` (tool calls paired with their results). `[]`
+ * for an unknown conversation.
  */
 export async function loadModelMessages(
   store: MessageStoreApi,
   conversationId: string,
   options: LoadModelMessagesOptions,
 ): Promise<ModelMessage[]> {
-  const window = await store.getImmediateContext(conversationId, options.limit);
-  return toModelMessages(window, options);
+  const { compress, ...replay } = options;
+  const window = await store.getImmediateContext(
+    conversationId,
+    options.limit,
+    compress === undefined ? {} : { compress },
+  );
+  return toModelMessages(window, replay);
 }

@@ -128,3 +128,4 @@ export {
   type OpenAIChatToolCall,
   toOpenAIChatMessages,
 } from "./replay/to-openai-chat-messages.js";
+export { type ConversationOwner, ensureConversation } from "./session/ensure-conversation.js";

@@ -1,7 +1,6 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
-import { type Message, type MessageStoreApi, newId } from "@message-store/core";
-import { ensureConversation } from "./ensure-conversation.js";
+import { ensureConversation, type Message, type MessageStoreApi, newId } from "@message-store/core";
 import { dropCutOffToolResults, fromRecords } from "./from-records.js";
 import { toRecords } from "./to-records.js";
 import { turnUsage } from "./turn-usage.js";

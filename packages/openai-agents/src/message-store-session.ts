@@ -1,6 +1,5 @@
-import { type Message, type MessageStoreApi, newId } from "@message-store/core";
+import { ensureConversation, type Message, type MessageStoreApi, newId } from "@message-store/core";
 import type { AgentInputItem, RunContext, RunContextAwareSession } from "@openai/agents";
-import { ensureConversation } from "./ensure-conversation.js";
 import { groupItems, recordOf } from "./items-to-record.js";
 import { itemsOf } from "./record-to-items.js";
 import { runUsage } from "./run-usage.js";

@@ -27,14 +27,20 @@ export async function deleteConversationCascade(ctx: MongoContext, id: string): 
 }
 
 /**
- * Deletes every conversation of `userId` with their messages and traces, and counts what went.
- * Same transaction or ordering rules as {@link deleteConversationCascade}.
+ * Deletes every conversation of `userId` (of `tenantId` when given; soft-deleted ones included)
+ * with their messages and traces, and counts what went. Same transaction or ordering rules as
+ * {@link deleteConversationCascade}.
  */
-export async function deleteUserCascade(ctx: MongoContext, userId: string): Promise<DeletedCounts> {
+export async function deleteUserCascade(
+  ctx: MongoContext,
+  userId: string,
+  tenantId: string | undefined,
+): Promise<DeletedCounts> {
   const run = async (session?: ClientSession): Promise<DeletedCounts> => {
     const options = session ? { session } : {};
+    const filter = tenantId === undefined ? { userId } : { userId, tenantId };
     const owned = await ctx.conversations
-      .find({ userId }, { ...options, projection: { _id: 1 }, batchSize: 1_000_000 })
+      .find(filter, { ...options, projection: { _id: 1 }, batchSize: 1_000_000 })
       .toArray();
     if (owned.length === 0) return { conversations: 0, messages: 0, turnTraces: 0 };
     const ids = owned.map((c) => c._id);

@@ -11,6 +11,9 @@ export const COLLECTIONS = {
 /** The unique index on `{ conversationId, sequence }` of the messages collection. */
 export const SEQUENCE_INDEX = "messages_conversation_sequence";
 
+/** The partial filter of the embedding queue's indexes: messages that carry a `pendingKey`. */
+const PENDING = { pendingKey: { $exists: true } };
+
 /**
  * The indexes created (idempotently) by `initialize`, by collection. Names are fixed so that
  * operators can recognise them; an existing index with the same name and other keys or options
@@ -24,6 +27,14 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     { name: "conversations_user_id", key: { userId: 1, idKey: 1 } },
     // listConversations(): every conversation by id.
     { name: "conversations_id", key: { idKey: 1 } },
+    // listConversations({ tenantId }) and forTenant(…) lists without a user: a tenant's by id.
+    { name: "conversations_tenant_id", key: { tenantId: 1, idKey: 1 } },
+    // purgeDeleted: the soft-deleted ones only (partial, as small as what awaits purging).
+    {
+      name: "conversations_deleted",
+      key: { deletedAt: 1 },
+      partialFilterExpression: { deletedAt: { $type: "number" } },
+    },
   ],
   messages: [
     // Transcript, context window and cascade delete: one conversation in (timestamp, sequence) order.
@@ -41,6 +52,25 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
       key: { userId: 1, timestamp: -1 },
       partialFilterExpression: { isFlagged: true },
     },
+    // The embedding queue (listPendingEmbeddings): only pending messages carry `pendingKey`, so
+    // these indexes are as small as the queue; by id, and by id within a user or a tenant.
+    { name: "messages_pending", key: { pendingKey: 1 }, partialFilterExpression: PENDING },
+    {
+      name: "messages_pending_user",
+      key: { userId: 1, pendingKey: 1 },
+      partialFilterExpression: PENDING,
+    },
+    {
+      name: "messages_pending_tenant",
+      key: { tenantId: 1, pendingKey: 1 },
+      partialFilterExpression: PENDING,
+    },
+    // purgeDeleted: soft-deleted messages only.
+    {
+      name: "messages_deleted",
+      key: { deletedAt: 1 },
+      partialFilterExpression: { deletedAt: { $type: "number" } },
+    },
   ],
   turnTraces: [
     // One trace per message, and getTurnTraceByMessageId.
@@ -51,6 +81,14 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     { name: "turn_traces_conversation_time", key: { conversationId: 1, timestamp: -1, idKey: -1 } },
     // queryTurnTraces({ userId }) and summarizeUsage({ userId }).
     { name: "turn_traces_user_time", key: { userId: 1, timestamp: -1, idKey: -1 } },
+    // queryTurnTraces({ tenantId }) and summarizeUsage({ tenantId }): forTenant(…) analytics.
+    { name: "turn_traces_tenant_time", key: { tenantId: 1, timestamp: -1, idKey: -1 } },
+    // purgeDeleted: soft-deleted traces only.
+    {
+      name: "turn_traces_deleted",
+      key: { deletedAt: 1 },
+      partialFilterExpression: { deletedAt: { $type: "number" } },
+    },
     // queryTurnTraces without agent, conversation or user; summarizeUsage over every agent.
     { name: "turn_traces_time", key: { timestamp: -1, idKey: -1 } },
   ],
@@ -110,4 +148,15 @@ export async function inTransaction<T>(
   } finally {
     await session.endSession();
   }
+}
+
+/**
+ * Runs `work` in a transaction when the deployment has them, else as it is (each of its writes
+ * then commits on its own: order them so that every intermediate state is a legal one).
+ */
+export function atomically<T>(
+  ctx: MongoContext,
+  work: (session: ClientSession | undefined) => Promise<T>,
+): Promise<T> {
+  return ctx.transactions ? inTransaction(ctx, work) : work(undefined);
 }

@@ -52,12 +52,16 @@ export type ConversationDoc = Omit<ConversationRecord, "id" | "metadata"> & {
   lastSequence: number;
 };
 
-/** A message document: the model's fields with `_id = id`, plus its receipt order `sequence`. */
+/**
+ * A message document: the model's fields with `_id = id`, plus its receipt order `sequence` and,
+ * while it has no embedding, `pendingKey` (its `idKey`, the embedding queue's order).
+ */
 export type MessageDoc = Omit<Message, "id" | "metadata" | "toolCalls"> & {
   _id: string;
   metadata: Record<string, unknown>;
   toolCalls: Record<string, unknown>[];
   sequence: number;
+  pendingKey?: string;
 };
 
 /** A turn trace document: the model's fields with `_id = id`, plus `idKey` (see `idKey`). */

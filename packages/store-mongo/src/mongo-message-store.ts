@@ -1,10 +1,14 @@
 import {
   type Conversation,
+  type ConversationFilter,
   type ConversationRecord,
   type DeletedCounts,
+  type EmbeddingUpdate,
   type Message,
   MessageStore,
   type MessageStoreError,
+  type PendingEmbeddingsFilter,
+  type Scope,
   type StoreCapabilities,
   type TurnTrace,
   type TurnTraceFilter,
@@ -16,31 +20,37 @@ import {
   type MessageKey,
   type PageRequest,
   parseConfig,
+  type ReadRequest,
   type SequencedMessage,
   type StoreMessagesOptions,
-  summarizeTraces,
   type TraceKey,
 } from "@message-store/core/adapter";
 import { deleteConversationCascade, deleteMessageCascade, deleteUserCascade } from "./cascade.js";
 import type { MongoContext } from "./collections.js";
 import { ADAPTER, MongoConfigSchema, type MongoStoreConfig } from "./config.js";
 import { connectMongo } from "./connect-mongo.js";
-import { toConversation, toMessage, toSequencedMessage, toTurnTrace } from "./documents.js";
+import { toMessage } from "./documents.js";
+import { listPendingEmbeddings, setEmbeddings } from "./embedding-queue.js";
 import { fromDriverError } from "./errors.js";
 import { withDeadline } from "./operation-deadline.js";
 import {
-  CONVERSATION_ID_ORDER,
-  CONVERSATION_ORDER,
-  conversationIdPage,
-  conversationPage,
-  MESSAGE_ORDER,
-  messagePage,
-  pageOptions,
-  TRACE_ORDER,
-  tracePage,
-  UNLIMITED,
-  usageFilter,
-} from "./queries.js";
+  readContext,
+  readConversation,
+  readConversationList,
+  readConversationsByUser,
+  readMessage,
+  readTraceOfMessage,
+  readTraces,
+  readTranscript,
+  readUsage,
+} from "./reads.js";
+import {
+  purgeDeleted,
+  restoreConversation,
+  restoreMessage,
+  softDeleteConversation,
+  softDeleteMessage,
+} from "./soft-delete.js";
 import { insertConversationIfMissing, upsertConversation } from "./upsert-conversation.js";
 import { writeMessages } from "./write-messages.js";
 import { writeTrace } from "./write-trace.js";
@@ -51,12 +61,18 @@ import { writeTrace } from "./write-trace.js";
  * or {@link MongoMessageStore.open}; the methods are documented on `MessageStoreApi` in core.
  *
  * Collections `conversations`, `messages` and `turn_traces` hold one document per record with
- * `_id = id`. Semantic search is not offered (`capabilities.semanticSearch` is false); message
- * embeddings are stored and read back all the same.
+ * `_id = id`. Soft delete, tenants (with the ownership rules kept inside each write) and the
+ * embedding queue are offered; semantic search is not (`capabilities.semanticSearch` is false):
+ * message embeddings are stored and read back all the same.
  */
 export class MongoMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
-  override readonly capabilities: StoreCapabilities = { semanticSearch: false };
+  override readonly capabilities: StoreCapabilities = {
+    semanticSearch: false,
+    softDelete: true,
+    tenants: true,
+    embeddingQueue: true,
+  };
   readonly #ctx: MongoContext;
   readonly #ownsClient: boolean;
   readonly #operationTimeoutMs: number;
@@ -106,68 +122,76 @@ export class MongoMessageStore extends MessageStore {
     return this.#write(() => upsertConversation(this.#ctx, record));
   }
 
-  protected _getConversation(id: string): Promise<Conversation | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.conversations.findOne({ _id: id });
-      return doc ? toConversation(doc) : null;
-    });
+  protected _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
+    return this.#read(() => readConversation(this.#ctx, id, options.includeDeleted));
   }
 
   protected _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.conversations
-        .find(conversationPage(userId, page), pageOptions(CONVERSATION_ORDER, page.take))
-        .toArray();
-      return docs.map(toConversation);
-    });
+    return this.#read(() => readConversationsByUser(this.#ctx, userId, page, filter));
   }
 
   protected _listConversations(
     userId: string | null,
     page: PageRequest<string>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.conversations
-        .find(conversationIdPage(userId, page), pageOptions(CONVERSATION_ID_ORDER, page.take))
-        .toArray();
-      return docs.map(toConversation);
-    });
+    return this.#read(() => readConversationList(this.#ctx, userId, page, filter));
   }
 
   protected _deleteConversation(id: string): Promise<boolean> {
     return this.#write(() => deleteConversationCascade(this.#ctx, id));
   }
 
+  protected override _softDeleteConversation(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write(() => softDeleteConversation(this.#ctx, id, deletedAt));
+  }
+
+  protected override _restoreConversation(id: string): Promise<boolean> {
+    return this.#write(() => restoreConversation(this.#ctx, id));
+  }
+
+  /**
+   * The session's conversation, when missing, is created by a write of its own before the batch
+   * (an insert that leaves an existing one alone); the batch's reservation then checks the
+   * ownership rules against whichever conversation is there.
+   */
   protected _storeMessages(messages: Message[], options: StoreMessagesOptions): Promise<Message[]> {
     return this.#write(async () => {
-      // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
-      // conversation is a write of its own, before the batch.
       if (options.ensureConversation) {
         await insertConversationIfMissing(this.#ctx, options.ensureConversation);
       }
-      await writeMessages(this.#ctx, messages);
-      return messages;
+      return writeMessages(this.#ctx, messages);
     });
+  }
+
+  protected override _softDeleteMessage(id: string, deletedAt: number): Promise<boolean> {
+    return this.#write(() => softDeleteMessage(this.#ctx, id, deletedAt));
+  }
+
+  protected override _restoreMessage(id: string): Promise<boolean> {
+    return this.#write(() => restoreMessage(this.#ctx, id));
+  }
+
+  protected override _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    return this.#write(() => purgeDeleted(this.#ctx, before, scope));
   }
 
   protected _deleteMessage(id: string): Promise<boolean> {
     return this.#write(() => deleteMessageCascade(this.#ctx, id));
   }
 
-  protected _getMessage(id: string): Promise<Message | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.messages.findOne({ _id: id });
-      return doc ? toMessage(doc) : null;
-    });
+  protected _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
+    return this.#read(() => readMessage(this.#ctx, id, options.includeDeleted));
   }
 
   protected _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
     return this.#write(async () => {
       const doc = await this.#ctx.messages.findOneAndUpdate(
-        { _id: id },
+        { _id: id, deletedAt: null },
         { $set: { isFlagged: flagged } },
         { returnDocument: "after" },
       );
@@ -180,69 +204,53 @@ export class MongoMessageStore extends MessageStore {
   protected _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
+    options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.messages
-        .find(messagePage(conversationId, page), pageOptions(MESSAGE_ORDER, page.take))
-        .toArray();
-      return docs.map(toSequencedMessage);
-    });
+    return this.#read(() =>
+      readTranscript(this.#ctx, conversationId, page, options.includeDeleted),
+    );
   }
 
   protected _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.messages
-        .find(
-          { conversationId, isFlagged: false },
-          { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
-        )
-        .toArray();
-      return docs.reverse().map(toMessage);
-    });
+    return this.#read(() => readContext(this.#ctx, conversationId, n));
   }
 
   protected _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    return this.#write(async () => {
-      await writeTrace(this.#ctx, trace);
-      return trace;
-    });
+    return this.#write(() => writeTrace(this.#ctx, trace));
   }
 
-  protected _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    return this.#read(async () => {
-      const doc = await this.#ctx.traces.findOne({ messageId });
-      return doc ? toTurnTrace(doc) : null;
-    });
+  protected _getTurnTraceByMessageId(
+    messageId: string,
+    options: ReadRequest,
+  ): Promise<TurnTrace | null> {
+    return this.#read(() => readTraceOfMessage(this.#ctx, messageId, options.includeDeleted));
   }
 
   protected _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.traces
-        .find(tracePage(filter, page), pageOptions(TRACE_ORDER, page.take))
-        .toArray();
-      return docs.map(toTurnTrace);
-    });
+    return this.#read(() => readTraces(this.#ctx, filter, page));
   }
 
-  /**
-   * Fetches the traces in the window (one query on the time or agent index) and sums them with
-   * core's `summarizeTraces`, so results equal every other adapter's exactly. Not a server-side
-   * `$group`: see the README.
-   */
+  /** Core's `summarizeTraces` over the window's traces (see `readUsage`). */
   protected _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    return this.#read(async () => {
-      const docs = await this.#ctx.traces
-        .find(usageFilter(query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
-        .toArray();
-      return summarizeTraces(docs.map(toTurnTrace), query);
-    });
+    return this.#read(() => readUsage(this.#ctx, query));
   }
 
-  protected _deleteUserData(userId: string): Promise<DeletedCounts> {
-    return this.#write(() => deleteUserCascade(this.#ctx, userId));
+  protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
+    return this.#write(() => deleteUserCascade(this.#ctx, userId, filter.tenantId));
+  }
+
+  protected override _listPendingEmbeddings(
+    filter: PendingEmbeddingsFilter,
+    page: PageRequest<string>,
+  ): Promise<Message[]> {
+    return this.#read(() => listPendingEmbeddings(this.#ctx, filter, page));
+  }
+
+  protected override _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    return this.#write(() => setEmbeddings(this.#ctx, updates));
   }
 
   protected async _close(): Promise<void> {

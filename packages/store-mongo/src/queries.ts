@@ -1,4 +1,4 @@
-import type { TurnTraceFilter, UsageQuery } from "@message-store/core";
+import type { ConversationFilter, TurnTraceFilter, UsageQuery } from "@message-store/core";
 import type {
   ConversationKey,
   MessageKey,
@@ -30,15 +30,32 @@ export const MESSAGE_ORDER = { timestamp: 1, sequence: 1 } as const;
 /** Traces order: `timestamp` descending, then id descending (by code point). */
 export const TRACE_ORDER = { timestamp: -1, idKey: -1 } as const;
 
-/** A user's conversations after the cursor key. */
+/**
+ * The `deletedAt` condition of a read: live records only, unless soft-deleted ones are asked for.
+ * `deletedAt: null` also matches a document without the field (written before soft delete).
+ */
+export function liveUnless(includeDeleted: boolean): { deletedAt?: null } {
+  return includeDeleted ? {} : { deletedAt: null };
+}
+
+/** The conditions of a conversation filter (tenant, soft delete). */
+function conversationConditions(filter: ConversationFilter): Filter<ConversationDoc> {
+  const where: Filter<ConversationDoc> = liveUnless(filter.includeDeleted);
+  if (filter.tenantId !== undefined) where.tenantId = filter.tenantId;
+  return where;
+}
+
+/** A user's conversations matching `filter` after the cursor key. */
 export function conversationPage(
   userId: string,
   page: PageRequest<ConversationKey>,
+  filter: ConversationFilter,
 ): Filter<ConversationDoc> {
+  const where = { userId, ...conversationConditions(filter) };
   const a = page.after;
-  if (!a) return { userId };
+  if (!a) return where;
   return {
-    userId,
+    ...where,
     $or: [
       { lastActivityAt: { $lt: a.lastActivityAt } },
       { lastActivityAt: a.lastActivityAt, idKey: { $gt: idKey(a.id) } },
@@ -46,25 +63,29 @@ export function conversationPage(
   };
 }
 
-/** All conversations (or one user's) with id after the cursor. */
+/** All conversations (or one user's) matching `conditions` with id after the cursor. */
 export function conversationIdPage(
   userId: string | null,
   page: PageRequest<string>,
+  conditions: ConversationFilter,
 ): Filter<ConversationDoc> {
-  const filter: Filter<ConversationDoc> = userId === null ? {} : { userId };
+  const filter = conversationConditions(conditions);
+  if (userId !== null) filter.userId = userId;
   if (page.after !== null) filter.idKey = { $gt: idKey(page.after) };
   return filter;
 }
 
-/** A conversation's messages after the cursor key. */
+/** A conversation's messages (live ones unless `includeDeleted`) after the cursor key. */
 export function messagePage(
   conversationId: string,
   page: PageRequest<MessageKey>,
+  includeDeleted: boolean,
 ): Filter<MessageDoc> {
+  const where = { conversationId, ...liveUnless(includeDeleted) };
   const a = page.after;
-  if (!a) return { conversationId };
+  if (!a) return where;
   return {
-    conversationId,
+    ...where,
     $or: [
       { timestamp: { $gt: a.timestamp } },
       { timestamp: a.timestamp, sequence: { $gt: a.sequence } },
@@ -78,10 +99,11 @@ export function messagePage(
  */
 export function tracePage(f: TurnTraceFilter, page: PageRequest<TraceKey>): Filter<TurnTraceDoc> {
   const and: Filter<TurnTraceDoc>[] = [];
-  const where: Record<string, unknown> = {};
+  const where: Record<string, unknown> = liveUnless(f.includeDeleted);
   if (f.agentId !== undefined) where.agentId = f.agentId;
   if (f.conversationId !== undefined) where.conversationId = f.conversationId;
   if (f.userId !== undefined) where.userId = f.userId;
+  if (f.tenantId !== undefined) where.tenantId = f.tenantId;
   const time: Record<string, number> = {};
   if (f.since !== undefined) time.$gte = f.since;
   if (f.until !== undefined) time.$lt = f.until;
@@ -106,8 +128,12 @@ export function tracePage(f: TurnTraceFilter, page: PageRequest<TraceKey>): Filt
 
 /** The traces a usage summary covers. */
 export function usageFilter(q: UsageQuery): Filter<TurnTraceDoc> {
-  const filter: Filter<TurnTraceDoc> = { timestamp: { $gte: q.since, $lt: q.until } };
+  const filter: Filter<TurnTraceDoc> = {
+    timestamp: { $gte: q.since, $lt: q.until },
+    ...liveUnless(q.includeDeleted),
+  };
   if (q.agentId !== undefined) filter.agentId = q.agentId;
   if (q.userId !== undefined) filter.userId = q.userId;
+  if (q.tenantId !== undefined) filter.tenantId = q.tenantId;
   return filter;
 }

@@ -19,13 +19,23 @@ export interface Reservation {
   lastSequence: number;
   /** Set when the reservation moved `lastMessageAt`/`lastActivityAt` forward. */
   undo: ActivityUndo | null;
+  /** The conversation's tenant, which the batch's messages inherit. */
+  tenantId: string | null;
 }
+
+/**
+ * What the conversation must be for the batch to go in (ownership and soft delete), as filter
+ * conditions of the reserving update: a conversation that is not is left untouched, as a missing
+ * one is, and the write stops before any message is stored.
+ */
+export type ConversationRules = Filter<ConversationDoc>;
 
 const MAX_ATTEMPTS = 100;
 
 /**
  * Reserves `count` sequence numbers in conversation `conversationId` and moves its activity
- * forward to `maxTimestamp`; resolves to `null` when the conversation does not exist.
+ * forward to `maxTimestamp`; resolves to `null` when the conversation does not exist or breaks
+ * `rules`.
  *
  * MongoDB's `$max` would do the activity part in the same update, but it is not used (the
  * default test server lacks it); a condition in the filter does the same for the common case:
@@ -49,9 +59,10 @@ export async function reserveSequences(
   conversationId: string,
   count: number,
   maxTimestamp: number,
+  rules: ConversationRules,
 ): Promise<Reservation | null> {
   const before = await ctx.conversations.findOneAndUpdate(
-    { _id: conversationId, lastActivityAt: { $lte: maxTimestamp } },
+    { _id: conversationId, ...rules, lastActivityAt: { $lte: maxTimestamp } },
     {
       $inc: { lastSequence: count },
       $set: { lastMessageAt: maxTimestamp, lastActivityAt: maxTimestamp },
@@ -76,10 +87,11 @@ export async function reserveSequences(
       firstSequence: before.lastSequence + 1,
       lastSequence: before.lastSequence + count,
       undo: unchanged ? null : undo,
+      tenantId: before.tenantId ?? null,
     };
   }
   const after = await ctx.conversations.findOneAndUpdate(
-    { _id: conversationId },
+    { _id: conversationId, ...rules },
     { $inc: { lastSequence: count } },
     { returnDocument: "after" },
   );
@@ -89,6 +101,7 @@ export async function reserveSequences(
     firstSequence: after.lastSequence - count + 1,
     lastSequence: after.lastSequence,
     undo: await advance(ctx, after, maxTimestamp),
+    tenantId: after.tenantId ?? null,
   };
 }
 

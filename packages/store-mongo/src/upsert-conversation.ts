@@ -1,4 +1,9 @@
-import { type Conversation, type ConversationRecord, StorageError } from "@message-store/core";
+import {
+  type Conversation,
+  type ConversationRecord,
+  IntegrityError,
+  StorageError,
+} from "@message-store/core";
 import type { MongoContext } from "./collections.js";
 import { assertConversationFits } from "./document-size.js";
 import { conversationFields } from "./documents.js";
@@ -17,6 +22,11 @@ const MAX_ATTEMPTS = 100;
  *   `lastActivityAt`, which already equals `lastMessageAt` unless the previous `updatedAt` was
  *   newer still; only then a third (compare-and-set) update lowers it to `lastMessageAt`.
  *
+ * Both updates also filter on the record's `userId`, `tenantId` and `deletedAt`, which an upsert
+ * may not change: when the conversation exists with others, neither matches, and a read (on that
+ * failure only) tells the `IntegrityError` from a conversation deleted in between. So of two
+ * racing creates of one id by different users, exactly one inserts and the other is refused.
+ *
  * The second update's returned (previous) document decides whether the third is needed. An
  * outdated one sent into the compare-and-set is harmless (its filter fails and it reads afresh);
  * one that wrongly shows `lastActivityAt` already equal to `lastMessageAt` would leave the
@@ -31,10 +41,15 @@ export async function upsertConversation(
   const fields = conversationFields(record);
   assertConversationFits(record.id, fields, ctx.maxDocumentBytes);
   const updatedAt = record.updatedAt;
+  const owner = ownerOf(record);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
       await ctx.conversations.updateOne(
-        { _id: record.id, $or: [{ lastMessageAt: null }, { lastMessageAt: { $lte: updatedAt } }] },
+        {
+          _id: record.id,
+          ...owner,
+          $or: [{ lastMessageAt: null }, { lastMessageAt: { $lte: updatedAt } }],
+        },
         {
           $set: { ...fields, lastActivityAt: updatedAt },
           $setOnInsert: { lastMessageAt: null, lastSequence: 0 },
@@ -46,11 +61,14 @@ export async function upsertConversation(
       if (!isDuplicateKey(error)) throw error;
     }
     const before = await ctx.conversations.findOneAndUpdate(
-      { _id: record.id, lastMessageAt: { $gt: updatedAt } },
+      { _id: record.id, ...owner, lastMessageAt: { $gt: updatedAt } },
       { $set: fields },
       { returnDocument: "before" },
     );
-    if (!before) continue; // it changed or was deleted in between: start over
+    if (!before) {
+      await assertSameOwner(ctx, record);
+      continue; // it changed or was deleted in between: start over
+    }
     const lastMessageAt = before.lastMessageAt!;
     if (before.lastActivityAt !== lastMessageAt) {
       const settled = await settleActivity(ctx, record.id, {
@@ -63,6 +81,31 @@ export async function upsertConversation(
     return { ...record, lastActivityAt: lastMessageAt };
   }
   throw contention(record.id);
+}
+
+/** What an upsert may not change: the owner and the soft-delete state. */
+function ownerOf(record: ConversationRecord) {
+  return { userId: record.userId, tenantId: record.tenantId, deletedAt: record.deletedAt };
+}
+
+/** After a conditional update missed: `IntegrityError` when the stored owner or `deletedAt` differs. */
+async function assertSameOwner(ctx: MongoContext, record: ConversationRecord): Promise<void> {
+  const stored = await ctx.conversations.findOne(
+    { _id: record.id },
+    { projection: { userId: 1, tenantId: 1, deletedAt: 1 } },
+  );
+  if (!stored) return;
+  const q = JSON.stringify;
+  if (stored.userId !== record.userId || (stored.tenantId ?? null) !== record.tenantId) {
+    throw new IntegrityError(
+      `conversation ${q(record.id)} exists with another userId or tenantId; a conversation's owner never changes`,
+    );
+  }
+  if ((stored.deletedAt ?? null) !== record.deletedAt) {
+    throw new IntegrityError(
+      `conversation ${q(record.id)}: deletedAt changes only through softDeleteConversation and restoreConversation`,
+    );
+  }
 }
 
 interface Activity {

@@ -36,7 +36,7 @@ describe("conversations and messages", () => {
     });
     await store.storeConversation({ id: "b", userId: "u", createdAt: T0 + 5 });
     expect((await store.getConversationsByUserId("u")).items.map((c) => c.id)).toEqual(["b", "a"]);
-    await store.storeMessage(msg("m1", "a", 10));
+    await store.storeMessage(msg("m1", "a", 10, { userId: "u" }));
     expect((await store.getConversationsByUserId("u")).items.map((c) => c.id)).toEqual(["a", "b"]);
     const renamed = await store.storeConversation({
       id: "a",

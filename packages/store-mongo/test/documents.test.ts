@@ -79,17 +79,23 @@ describe("document layout, derived from core's field tables", () => {
     const conversation = await f.db.collection("conversations").findOne({ _id: "c" as never });
     const message = await f.db.collection("messages").findOne({ _id: "m" as never });
     const trace = await f.db.collection("turn_traces").findOne({ _id: "t" as never });
+    // The upsert's filter gives `_id` and what an upsert may not change (owner, `deletedAt`).
+    const owner = ["userId", "tenantId", "deletedAt"] as const;
     expect(keysOf(conversation)).toEqual([
+      ...owner,
       "idKey",
-      ...fieldsBut(CONVERSATION_FIELDS, "id"),
+      ...fieldsBut(CONVERSATION_FIELDS, "id", ...owner),
       "lastActivityAt",
       "lastMessageAt",
       "lastSequence",
     ]);
-    // The upsert's filter gives `_id` and `conversationId`; `sequence` is set on insert.
+    // The upsert's filter gives `_id`, `conversationId` and `deletedAt`; `sequence` is set on
+    // insert; `pendingKey` marks a message pending embedding.
     expect(keysOf(message)).toEqual([
       "conversationId",
-      ...fieldsBut(MESSAGE_FIELDS, "id", "conversationId"),
+      "deletedAt",
+      ...fieldsBut(MESSAGE_FIELDS, "id", "conversationId", "deletedAt"),
+      "pendingKey",
       "sequence",
     ]);
     expect(keysOf(trace)).toEqual(["idKey", ...fieldsBut(TURN_TRACE_FIELDS, "id")]);

@@ -79,12 +79,12 @@ describe("idKey", () => {
     await f.store.storeMessage({
       id: "m",
       conversationId: "a",
-      userId: "user-1",
+      userId: "order",
       role: "assistant",
       originalContent: "x",
       timestamp: 0,
     });
-    await f.store.storeConversation(conv("t-holder", { userId: "order" }));
+    await f.store.storeConversation(conv("t-holder"));
     const messages = ids.map((id) => ({
       id: `m-${id}`,
       conversationId: "t-holder",

@@ -116,7 +116,16 @@ describe.each([
     const batch = [msg("m-b2", "c-main", 2_001), msg("m-b3", "c-main", 2_002)];
     const many = await f.commandsOf(() => f.store.storeMessages(batch));
     expect(many).toEqual(
-      tx ? ["findAndModify", "update", "commitTransaction"] : ["find", "findAndModify", "update"],
+      tx ? ["findAndModify", "update", "commitTransaction"] : ["find", "findAndModify", "insert"],
+    );
+    // A batch re-storing a message it holds: without a transaction the insert collides, and the
+    // batch is upserted.
+    const again = [msg("m-b3", "c-main", 2_002), msg("m-b4", "c-main", 2_003)];
+    const upserted = await f.commandsOf(() => f.store.storeMessages(again));
+    expect(upserted).toEqual(
+      tx
+        ? ["findAndModify", "update", "commitTransaction"]
+        : ["find", "findAndModify", "insert", "update"],
     );
   });
 
@@ -129,6 +138,68 @@ describe.each([
       f.store.storeTurnTrace(traceOf("t-new", "m-001", "c-main")),
     );
     expect(commands).toEqual(["find", "update"]);
+  });
+
+  it("soft delete, restore, deleteMessage and purge: a fixed number each, plus the commit with transactions", async () => {
+    const commit = tx ? ["commitTransaction"] : [];
+    await f.store.storeConversation(conv("c-soft"));
+    await f.store.storeMessages([msg("m-s1", "c-soft", 1), msg("m-s2", "c-soft", 2)]);
+    await f.store.storeTurnTrace(traceOf("t-s1", "m-s1", "c-soft"));
+    expect(await f.commandsOf(() => f.store.softDeleteMessage("m-s1"))).toEqual([
+      "update",
+      "update",
+      ...commit,
+    ]);
+    expect(await f.commandsOf(() => f.store.restoreMessage("m-s1"))).toEqual([
+      "find",
+      "update",
+      "update",
+      "update",
+      ...commit,
+    ]);
+    // Two reads find the newest stamp among the conversation's records, then three updates.
+    expect(await f.commandsOf(() => f.store.softDeleteConversation("c-soft"))).toEqual([
+      "find",
+      "find",
+      "update",
+      "update",
+      "update",
+      ...commit,
+    ]);
+    expect(await f.commandsOf(() => f.store.restoreConversation("c-soft"))).toEqual([
+      "findAndModify",
+      "update",
+      "update",
+      ...commit,
+    ]);
+    expect(await f.commandsOf(() => f.store.deleteMessage("m-s2"))).toEqual([
+      "delete",
+      "delete",
+      ...commit,
+    ]);
+    await f.store.softDeleteConversation("c-soft");
+    expect(await f.commandsOf(() => f.store.purgeDeleted({ before: Date.now() + 1_000 }))).toEqual([
+      "find",
+      "find",
+      "delete",
+      "delete",
+      "delete",
+      ...commit,
+    ]);
+  });
+
+  it("the embedding queue: one find per page, one update per batch of embeddings", async () => {
+    const page = await f.store.listPendingEmbeddings({ limit: 120 });
+    expect(page.items).toHaveLength(120);
+    expect(await f.commandsOf(() => f.store.listPendingEmbeddings({ limit: 120 }))).toEqual([
+      "find",
+    ]);
+    const updates = page.items.map((m) => ({
+      id: m.id,
+      originalContent: m.originalContent,
+      embedding: [1, 0],
+    }));
+    expect(await f.commandsOf(() => f.store.setEmbeddings(updates))).toEqual(["update"]);
   });
 
   it("deleteConversation: three deletes, plus the commit with transactions", async () => {

@@ -1,7 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
-import { type Message, type MessageInput, type MessageStoreApi, newId } from "@message-store/core";
+import {
+  type ConversationOwner,
+  ensureConversation,
+  type Message,
+  type MessageInput,
+  type MessageStoreApi,
+  newId,
+} from "@message-store/core";
 import type { ToolSet, UIMessage } from "ai";
-import { type ConversationOwner, ensureConversation } from "../ensure-conversation.js";
 import type { StepUsageLike } from "../turn-trace.js";
 import { writeTurnTrace } from "../write-trace.js";
 import {

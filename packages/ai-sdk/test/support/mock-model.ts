@@ -89,3 +89,49 @@ export function scriptedModel(steps: ScriptedStep[]): MockModel & Exclude<Langua
     },
   }) as MockModel & Exclude<LanguageModel, string>;
 }
+
+/** One generated model response: text and tool calls (`doGenerate`). */
+export interface GeneratedStep {
+  text?: string;
+  toolCalls?: { id: string; name: string; input: unknown }[];
+  usage: [input: number, output: number];
+}
+
+/** What the tests read from a generating mock. */
+export interface GeneratingMockModel {
+  doGenerateCalls: { prompt: { role: string; content: unknown }[] }[];
+}
+
+/**
+ * The AI SDK's mock language model answering each `doGenerate` call (`generateText`) with the
+ * next scripted step; a call past the script fails the test.
+ */
+export function generatingModel(
+  steps: GeneratedStep[],
+): GeneratingMockModel & Exclude<LanguageModel, string> {
+  let next = 0;
+  return new Mock({
+    modelId: "mock-model",
+    doGenerate: async () => {
+      const step = steps[next++];
+      if (!step)
+        throw new Error(`the mock model was called ${next} times, scripted ${steps.length}`);
+      const content: object[] = [];
+      if (step.text !== undefined) content.push({ type: "text", text: step.text });
+      for (const call of step.toolCalls ?? []) {
+        content.push({
+          type: "tool-call",
+          toolCallId: call.id,
+          toolName: call.name,
+          input: JSON.stringify(call.input),
+        });
+      }
+      return {
+        content,
+        finishReason: finishReason(step.toolCalls?.length ? "tool-calls" : "stop"),
+        usage: usage(...step.usage),
+        warnings: [],
+      };
+    },
+  }) as unknown as GeneratingMockModel & Exclude<LanguageModel, string>;
+}

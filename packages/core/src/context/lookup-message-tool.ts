@@ -51,17 +51,19 @@ export type LookupMessageResult =
   | { found: true; id: string; role: MessageRole; content: string; timestamp: number }
   | { found: false; id: string | null; error: string };
 
-/** Whose messages the tool may read: the conversation's user (and tenant). */
+/** Whose messages the tool may read: the conversation's user (and tenant), and which conversation. */
 export interface LookupScope {
   userId: string;
   tenantId?: string;
+  /** Only messages of this conversation (the one the model is talking in); any of the user's when absent. */
+  conversationId?: string;
 }
 
 /**
  * Runs the lookup tool: reads the message through `store.forUser(userId)` (and `forTenant` when
  * a tenant is given), so the model can only fetch its own user's live messages. Resolves to the
- * full text, or to `{ found: false }` when the id is unknown, belongs to someone else, is
- * soft-deleted or is not a valid id (the model's input is never trusted, and never throws for
+ * full text, or to `{ found: false }` when the id is unknown, belongs to someone else (or to
+ * another conversation than `scope.conversationId`), is soft-deleted or is not a valid id (the model's input is never trusted, and never throws for
  * it). Throws `ValidationError` for an invalid `scope` (a programming error), and the store's
  * errors (`ConnectionError`, …).
  */
@@ -75,7 +77,11 @@ export async function lookupMessage(
   if (typeof id !== "string" || id.length < 1 || id.length > 256 || !id.isWellFormed()) {
     return { found: false, id: null, error: "id must be the message id named in the hint" };
   }
-  const message = await view.getMessage(id);
+  const found = await view.getMessage(id);
+  const message =
+    found && (scope.conversationId === undefined || found.conversationId === scope.conversationId)
+      ? found
+      : null;
   if (!message) return { found: false, id, error: `no message with id ${JSON.stringify(id)}` };
   return {
     found: true,

@@ -89,3 +89,22 @@ describe("lookup_message tool", () => {
     );
   });
 });
+
+describe("lookup_message tool scoped to one conversation", () => {
+  it("a message of another conversation of the same user is not found", async () => {
+    const s = new MemoryMessageStore();
+    for (const c of ["c1", "c2"]) {
+      await s.storeConversation({ id: c, userId: "u1", createdAt: 1 });
+      await s.storeMessage(msg(`${c}-m`, 2, { conversationId: c, userId: "u1" }));
+    }
+    const scope = { userId: "u1", conversationId: "c1" };
+    expect(await lookupMessage(s, { id: "c1-m" }, scope)).toMatchObject({ found: true });
+    expect(await lookupMessage(s, { id: "c2-m" }, scope)).toMatchObject({
+      found: false,
+      id: "c2-m",
+    });
+    expect(await lookupMessage(s, { id: "c2-m" }, { userId: "u1" })).toMatchObject({
+      found: true,
+    });
+  });
+});

@@ -1,0 +1,168 @@
+import { type DeletedCounts, IntegrityError, type Scope } from "@message-store/core";
+import type { ClientSession, Filter } from "mongodb";
+import { atomically, type MongoContext } from "./collections.js";
+import type { MessageDoc, TurnTraceDoc } from "./documents.js";
+
+/*
+ * Soft delete, restore and purge. Each runs in one transaction when the deployment has them.
+ * Each one's check is a condition of its first write (the conversation's, or for a message the
+ * message's), so two of them on one document conflict in the server and one is retried: a
+ * snapshot read cannot let a write slip between the check and the change. Message writes
+ * reserve their sequence numbers on the conversation document, so they conflict with a
+ * conversation's soft delete the same way. Without transactions the parent is written first: a
+ * writer that comes after it is refused.
+ */
+
+/** Soft-deleted: the condition of the `*_deleted` partial indexes (the driver's types lack the `number` alias). */
+const DELETED = { deletedAt: { $type: "number" } } as unknown as { deletedAt: { $ne: null } };
+const UNLIMITED = 1_000_000;
+const opts = (session: ClientSession | undefined) => (session ? { session } : {});
+
+/** The greatest `deletedAt` among the documents matching `filter`, or `null`. */
+async function newestStamp(
+  ctx: MongoContext,
+  collection: "messages" | "traces",
+  filter: Filter<MessageDoc & TurnTraceDoc>,
+  session: ClientSession | undefined,
+): Promise<number | null> {
+  const [doc] = await (ctx[collection] as MongoContext["messages"])
+    .find({ ...filter, ...DELETED } as Filter<MessageDoc>, {
+      ...opts(session),
+      sort: { deletedAt: -1 },
+      limit: 1,
+      projection: { deletedAt: 1 },
+    })
+    .toArray();
+  return doc?.deletedAt ?? null;
+}
+
+/**
+ * Stamps the live conversation and its live messages and traces with `max(now, 1 + the newest
+ * stamp among its records)`, so a restore tells them from records deleted before.
+ */
+export function softDeleteConversation(
+  ctx: MongoContext,
+  id: string,
+  now: number,
+): Promise<boolean> {
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    let stamp = now;
+    for (const collection of ["messages", "traces"] as const) {
+      const newest = await newestStamp(ctx, collection, { conversationId: id }, session);
+      if (newest !== null && newest >= stamp) stamp = newest + 1;
+    }
+    const set = { $set: { deletedAt: stamp } };
+    const { matchedCount } = await ctx.conversations.updateOne(
+      { _id: id, deletedAt: null },
+      set,
+      o,
+    );
+    if (matchedCount === 0) return false;
+    await ctx.messages.updateMany({ conversationId: id, deletedAt: null }, set, o);
+    await ctx.traces.updateMany({ conversationId: id, deletedAt: null }, set, o);
+    return true;
+  });
+}
+
+/** Clears the conversation's stamp and that of its records carrying the same one. */
+export function restoreConversation(ctx: MongoContext, id: string): Promise<boolean> {
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    const before = await ctx.conversations.findOneAndUpdate(
+      { _id: id, ...DELETED },
+      { $set: { deletedAt: null } },
+      { ...o, returnDocument: "before", projection: { deletedAt: 1 } },
+    );
+    if (!before) return false;
+    const clear = { $set: { deletedAt: null } };
+    const stamped = { conversationId: id, deletedAt: before.deletedAt };
+    await ctx.messages.updateMany(stamped, clear, o);
+    await ctx.traces.updateMany(stamped, clear, o);
+    return true;
+  });
+}
+
+/** Stamps the live message and its trace. */
+export function softDeleteMessage(ctx: MongoContext, id: string, now: number): Promise<boolean> {
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    const set = { $set: { deletedAt: now } };
+    const { matchedCount } = await ctx.messages.updateOne({ _id: id, deletedAt: null }, set, o);
+    if (matchedCount === 0) return false;
+    await ctx.traces.updateMany({ messageId: id, deletedAt: null }, set, o);
+    return true;
+  });
+}
+
+/**
+ * Clears the message's stamp and its trace's if deleted with it. The conversation must be live:
+ * checked by an update of it (a sequence number is used up; gaps are harmless), so that a
+ * concurrent soft delete of the conversation conflicts with this restore instead of missing it.
+ */
+export function restoreMessage(ctx: MongoContext, id: string): Promise<boolean> {
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    const m = await ctx.messages.findOne(
+      { _id: id, ...DELETED },
+      { ...o, projection: { conversationId: 1, deletedAt: 1 } },
+    );
+    if (!m) return false;
+    const live = await ctx.conversations.updateOne(
+      { _id: m.conversationId, deletedAt: null },
+      { $inc: { lastSequence: 1 } },
+      o,
+    );
+    if (live.matchedCount === 0) {
+      throw new IntegrityError(
+        `message ${JSON.stringify(id)}: conversation ${JSON.stringify(m.conversationId)} is soft-deleted; restore the conversation`,
+      );
+    }
+    const clear = { $set: { deletedAt: null } };
+    const restored = await ctx.messages.updateOne({ _id: id, deletedAt: m.deletedAt }, clear, o);
+    if (restored.matchedCount === 0) return false;
+    await ctx.traces.updateMany({ messageId: id, deletedAt: m.deletedAt }, clear, o);
+    return true;
+  });
+}
+
+/**
+ * Hard-deletes what was soft-deleted before `before` in `scope`: conversations with everything
+ * in them, then messages with their traces, then traces; children before parents.
+ */
+export function purgeDeleted(
+  ctx: MongoContext,
+  before: number,
+  scope: Scope,
+): Promise<DeletedCounts> {
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    const where = {
+      deletedAt: { ...DELETED.deletedAt, $lt: before },
+    } as Filter<MessageDoc>;
+    if (scope.userId !== undefined) where.userId = scope.userId;
+    if (scope.tenantId !== undefined) where.tenantId = scope.tenantId;
+    const ids = (docs: { _id: string }[]) => docs.map((d) => d._id);
+    const find = { ...o, projection: { _id: 1 }, batchSize: UNLIMITED };
+    const convs = ids(await ctx.conversations.find(where as object, find).toArray());
+    const messages = ids(
+      await ctx.messages.find({ ...where, conversationId: { $nin: convs } }, find).toArray(),
+    );
+    const inConvs = { conversationId: { $in: convs } };
+    const ofMessages = { messageId: { $in: messages } };
+    const traces = await ctx.traces.deleteMany(
+      { $or: [inConvs, ofMessages, where as Filter<TurnTraceDoc>] },
+      o,
+    );
+    const removed = await ctx.messages.deleteMany(
+      { $or: [inConvs, { _id: { $in: messages } }] },
+      o,
+    );
+    const conversations = await ctx.conversations.deleteMany({ _id: { $in: convs } }, o);
+    return {
+      conversations: conversations.deletedCount,
+      messages: removed.deletedCount,
+      turnTraces: traces.deletedCount,
+    };
+  });
+}
