@@ -1,11 +1,15 @@
 import {
   type Conversation,
+  type ConversationFilter,
   type ConversationRecord,
   type DeletedCounts,
+  type EmbeddingUpdate,
   IntegrityError,
   type Message,
   MessageStore,
   type MessageStoreError,
+  type PendingEmbeddingsFilter,
+  type Scope,
   type SearchHit,
   type SearchQuery,
   type StoreCapabilities,
@@ -21,6 +25,7 @@ import {
   type MessageKey,
   type PageRequest,
   parseConfig,
+  type ReadRequest,
   type SequencedMessage,
   type StoreMessagesOptions,
   type TraceKey,
@@ -32,12 +37,15 @@ import { createPool, endPool } from "./connection/create-pool.js";
 import { StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
 import { applySchema, packagePlan } from "./migrate.js";
-import { encodeText } from "./nul-codec.js";
+import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
+  asStored,
   conversationParams,
   messageBatchParam,
   messageParam,
+  type StoredFacts,
   toConversation,
+  toDeletedCounts,
   toMessage,
   toSequencedMessage,
   toTurnTrace,
@@ -80,7 +88,12 @@ function clientClassOf(pool: pg.Pool): typeof pg.Client {
  */
 export class PostgresMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
-  override readonly capabilities: StoreCapabilities = { semanticSearch: true };
+  override readonly capabilities: StoreCapabilities = {
+    semanticSearch: true,
+    softDelete: true,
+    tenants: true,
+    embeddingQueue: true,
+  };
   /** The schema holding this store's tables. */
   readonly schema: string;
   readonly #pool: pg.Pool;
@@ -154,19 +167,28 @@ export class PostgresMessageStore extends MessageStore {
 
   protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
     const [row] = await this.#written(this.#q.upsertConversation, conversationParams(c));
-    return toConversation(row!, this.#tables.conversations);
+    if (!row) {
+      throw new IntegrityError(
+        `conversation ${JSON.stringify(c.id)} exists with another userId, tenantId or deletedAt; a conversation's owner never changes and deletedAt changes only through softDeleteConversation and restoreConversation`,
+      );
+    }
+    return toConversation(row, this.#tables.conversations);
   }
 
-  protected async _getConversation(id: string): Promise<Conversation | null> {
-    const [row] = await this.#rows(this.#q.readConversation, [encodeText(id)]);
+  protected async _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
+    const [row] = await this.#rows(this.#q.readConversation, [
+      encodeText(id),
+      options.includeDeleted,
+    ]);
     return row ? toConversation(row, this.#tables.conversations) : null;
   }
 
   protected async _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversations(userId, page.after, page.take);
+    const { text, values } = this.#q.listConversations(userId, page.after, page.take, filter);
     const rows = await this.#rows(text, values);
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
@@ -174,8 +196,9 @@ export class PostgresMessageStore extends MessageStore {
   protected async _listConversations(
     userId: string | null,
     page: PageRequest<string>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversationsById(userId, page.after, page.take);
+    const { text, values } = this.#q.listConversationsById(userId, page.after, page.take, filter);
     const rows = await this.#rows(text, values);
     return rows.map((r) => toConversation(r, this.#tables.conversations));
   }
@@ -192,18 +215,49 @@ export class PostgresMessageStore extends MessageStore {
     // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
     // conversation is a statement of its own, before the batch.
     const ensure = options.ensureConversation;
-    if (ensure) {
-      await this.#runner.write(this.#q.insertConversationIfMissing, conversationParams(ensure));
-    }
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
-    if (messages.length === 1) {
-      await this.#runner.write(this.#q.putMessage, [messageParam(messages[0]!)]);
-    } else {
-      await this.#runner.write(this.#q.putMessages, [messageBatchParam(messages)]);
-    }
-    // The batch is stored exactly as given (the codec is lossless); reading it back would cost
-    // a second round trip for identical data.
-    return messages;
+    // A session write creates its conversation in the same statement (one round trip).
+    const [row] =
+      messages.length === 1 && !ensure
+        ? await this.#written(this.#q.putMessage, [messageParam(messages[0]!)])
+        : await this.#written(this.#q.putMessages, [
+            messageBatchParam(messages),
+            ensure ? toJsonParam(ensure) : null,
+          ]);
+    // The batch is stored as given (the codec is lossless) but for what the function reports:
+    // the conversation's tenant and cleared stale embeddings. Reading it back would cost a
+    // second round trip for nearly identical data.
+    return asStored(messages, row?.stored as StoredFacts);
+  }
+
+  protected override async _softDeleteConversation(id: string, at: number): Promise<boolean> {
+    return this.#done(this.#q.softDeleteConversation, [encodeText(id), at]);
+  }
+
+  protected override async _restoreConversation(id: string): Promise<boolean> {
+    return this.#done(this.#q.restoreConversation, [encodeText(id)]);
+  }
+
+  protected override async _softDeleteMessage(id: string, at: number): Promise<boolean> {
+    return this.#done(this.#q.softDeleteMessage, [encodeText(id), at]);
+  }
+
+  protected override async _restoreMessage(id: string): Promise<boolean> {
+    return this.#done(this.#q.restoreMessage, [encodeText(id)]);
+  }
+
+  protected override async _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    const [row] = await this.#written(this.#q.purgeDeleted, [
+      before,
+      encodeNullable(scope.userId ?? null),
+      encodeNullable(scope.tenantId ?? null),
+    ]);
+    return toDeletedCounts(row);
+  }
+
+  async #done(text: string, values: unknown[]): Promise<boolean> {
+    const [row] = await this.#written(text, values);
+    return row?.done === true;
   }
 
   protected async _deleteMessage(id: string): Promise<boolean> {
@@ -211,8 +265,8 @@ export class PostgresMessageStore extends MessageStore {
     return (result.rowCount ?? 0) > 0;
   }
 
-  protected async _getMessage(id: string): Promise<Message | null> {
-    const [row] = await this.#rows(this.#q.readMessage, [encodeText(id)]);
+  protected async _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
+    const [row] = await this.#rows(this.#q.readMessage, [encodeText(id), options.includeDeleted]);
     return row ? toMessage(row, this.#tables.messages) : null;
   }
 
@@ -224,8 +278,14 @@ export class PostgresMessageStore extends MessageStore {
   protected async _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
+    options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    const { text, values } = this.#q.listMessages(conversationId, page.after, page.take);
+    const { text, values } = this.#q.listMessages(
+      conversationId,
+      page.after,
+      page.take,
+      options.includeDeleted,
+    );
     const rows = await this.#rows(text, values);
     return rows.map((r) => toSequencedMessage(r, this.#tables.messages));
   }
@@ -238,7 +298,13 @@ export class PostgresMessageStore extends MessageStore {
   protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
     const [row] = await this.#written(this.#q.upsertTrace, traceParams(trace));
     const found = row?.message_conversation_id as string | null | undefined;
-    if (Number(row?.written) === 1) return trace;
+    if (Number(row?.written) === 1) {
+      return {
+        ...trace,
+        userId: decodeNullable(row!.stored_user_id as string | null),
+        tenantId: decodeNullable(row!.stored_tenant_id as string | null),
+      };
+    }
     const why =
       found === null || found === undefined
         ? `message ${JSON.stringify(trace.messageId)} does not exist`
@@ -246,8 +312,14 @@ export class PostgresMessageStore extends MessageStore {
     throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
   }
 
-  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    const [row] = await this.#rows(this.#q.readTraceByMessage, [encodeText(messageId)]);
+  protected async _getTurnTraceByMessageId(
+    messageId: string,
+    options: ReadRequest,
+  ): Promise<TurnTrace | null> {
+    const [row] = await this.#rows(this.#q.readTraceByMessage, [
+      encodeText(messageId),
+      options.includeDeleted,
+    ]);
     return row ? toTurnTrace(row, this.#tables.traces) : null;
   }
 
@@ -267,13 +339,29 @@ export class PostgresMessageStore extends MessageStore {
     return finalizeUsage(rows.map(toUsageSums));
   }
 
-  protected async _deleteUserData(userId: string): Promise<DeletedCounts> {
-    const [row] = await this.#written(this.#q.deleteUserData, [encodeText(userId)]);
-    return {
-      conversations: Number(row?.deleted_conversations ?? 0),
-      messages: Number(row?.deleted_messages ?? 0),
-      turnTraces: Number(row?.deleted_turn_traces ?? 0),
-    };
+  protected async _deleteUserData(
+    userId: string,
+    filter: { tenantId?: string },
+  ): Promise<DeletedCounts> {
+    const [row] = await this.#written(this.#q.deleteUserData, [
+      encodeText(userId),
+      encodeNullable(filter.tenantId ?? null),
+    ]);
+    return toDeletedCounts(row);
+  }
+
+  protected override async _listPendingEmbeddings(
+    filter: PendingEmbeddingsFilter,
+    page: PageRequest<string>,
+  ): Promise<Message[]> {
+    const { text, values } = this.#q.listPending(filter, page.after, page.take);
+    const rows = await this.#rows(text, values);
+    return rows.map((r) => toMessage(r, this.#tables.messages));
+  }
+
+  protected override async _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    const result = await this.#runner.write(this.#q.setEmbeddings, [toJsonParam(updates)]);
+    return result.rowCount ?? 0;
   }
 
   protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {

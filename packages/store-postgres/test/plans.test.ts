@@ -21,6 +21,8 @@ interface PlanNode {
 
 const db = useDatabase("ms_pg_plans");
 const q = createQueries("public");
+/** The default list filter: live conversations of every tenant. */
+const LIVE = { includeDeleted: false };
 let store: PostgresMessageStore;
 let client: pg.Client;
 
@@ -100,7 +102,7 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("a transcript page seeks into idx_msg_conv with the (timestamp, seq) row comparison", async () => {
     const plan = await explain(
-      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101),
+      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101, false),
     );
     expect(plan["Node Type"]).toBe("Limit");
     const scan = plan.Plans![0]!;
@@ -111,9 +113,9 @@ describe("EXPLAIN of the hot queries", () => {
   });
 
   it("a user's conversations come from idx_conv_user_activity without a sort", async () => {
-    const first = await explain(q.listConversations("user-7", null, 21));
+    const first = await explain(q.listConversations("user-7", null, 21, LIVE));
     const next = await explain(
-      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21),
+      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21, LIVE),
     );
     for (const plan of [first, next]) {
       expect(usesIndex(plan, "idx_conv_user_activity")).toBe(true);

@@ -116,6 +116,28 @@ CREATE INDEX IF NOT EXISTS idx_tt_llm_gin ON ${s}.turn_traces USING gin (llm_cal
 CREATE INDEX IF NOT EXISTS idx_tt_errors_gin ON ${s}.turn_traces USING gin (errors jsonb_path_ops);
 `,
   },
+  {
+    version: 2,
+    name: "indexes for users, tenants, soft delete and the embedding queue",
+    sql: (s) => `
+CREATE INDEX IF NOT EXISTS idx_conv_tenant ON ${s}.conversations (tenant_id, id)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_conv_deleted ON ${s}.conversations (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_user ON ${s}.messages (user_id, conversation_id);
+CREATE INDEX IF NOT EXISTS idx_msg_tenant ON ${s}.messages (tenant_id, user_id)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_deleted ON ${s}.messages (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_pending ON ${s}.messages (id)
+  WHERE embedding IS NULL AND deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS idx_tt_user ON ${s}.turn_traces (user_id, "timestamp" DESC, id DESC);
+CREATE INDEX IF NOT EXISTS idx_tt_tenant ON ${s}.turn_traces (tenant_id, "timestamp" DESC, id DESC)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_tt_deleted ON ${s}.turn_traces (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+`,
+  },
 ];
 
 /** The schema version this package writes and reads. */
