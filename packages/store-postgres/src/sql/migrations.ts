@@ -1,4 +1,5 @@
 import { quoteIdent, quoteLiteral } from "./quote.js";
+import { SAFE_MAGNITUDE } from "./search-queries.js";
 
 /**
  * The versioned DDL: tables, sequence and indexes, and the SQL the migration runner (`migrate.ts`)
@@ -136,6 +137,22 @@ CREATE INDEX IF NOT EXISTS idx_tt_tenant ON ${s}.turn_traces (tenant_id, "timest
   WHERE tenant_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_tt_deleted ON ${s}.turn_traces (deleted_at)
   WHERE deleted_at IS NOT NULL;
+
+-- Search keeps a row's length and squared norm, so ranking costs one dot product per row and
+-- rows of another length are never read. NULL norm: an element PostgreSQL cannot square
+-- without an underflow or overflow error (scored in JS instead; see search-queries.ts).
+CREATE OR REPLACE FUNCTION ${s}.ms_squared_norm(v double precision[]) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  SELECT CASE WHEN bool_and(x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max}) IS NOT FALSE
+              THEN coalesce(sum(x * x) FILTER (WHERE x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max}), 0)
+         END
+    FROM unnest(v) AS x
+$fn$;
+ALTER TABLE ${s}.messages
+  ADD COLUMN IF NOT EXISTS embedding_dims integer
+    GENERATED ALWAYS AS (cardinality(embedding)) STORED,
+  ADD COLUMN IF NOT EXISTS embedding_norm double precision
+    GENERATED ALWAYS AS (${s}.ms_squared_norm(embedding)) STORED;
 `,
   },
 ];

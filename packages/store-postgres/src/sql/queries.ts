@@ -9,7 +9,9 @@ import type { ConversationKey, MessageKey, TraceKey } from "@message-store/core/
 import { encodeText, toJsonParam } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
+import { searchStatement } from "./search-queries.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
@@ -17,25 +19,10 @@ import { quoteIdent } from "./quote.js";
  * ever travel as parameters.
  */
 
-/** A statement and its parameters. */
-export interface Statement {
-  text: string;
-  values: unknown[];
-}
-
 // Rows come back keyed by the models' field names (see `selectList`).
 const CONVERSATION_COLUMNS = selectList(CONVERSATION_READ);
 const MESSAGE_COLUMNS = selectList(MESSAGE);
 const TRACE_COLUMNS = selectList(TURN_TRACE);
-
-/** Collects parameters and hands out their `$n` placeholders. */
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
 
 /** The statements of one schema. Build once per store. */
 export function createQueries(schema: string) {
@@ -265,66 +252,13 @@ ORDER BY id LIMIT ${p.add(take)}`,
   FROM jsonb_to_recordset($1::jsonb) AS u(id text, "originalContent" text, embedding double precision[])
  WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"`,
 
-    /**
-     * Brute-force cosine similarity in SQL over `double precision[]`, summed in element order
-     * like core's `cosineSimilarity`, so scores are bit-identical; ranked by the score rounded as
-     * core rounds it, then id. PostgreSQL raises an error where JS float arithmetic would
-     * underflow or overflow, so vectors with an element outside {@link SAFE_MAGNITUDE} (0
-     * allowed) are not scored in SQL: such rows come back unscored (`score` null) after the top
-     * `limit`, and so do all candidates when the query vector itself is such a vector; the
-     * caller scores them with core's `cosineSimilarity`.
-     */
-    search(q: SearchQuery): Statement {
-      const p = new Params();
-      const where = ["NOT is_flagged", `cardinality(embedding) = ${p.add(q.embedding.length)}`];
-      if (!q.includeDeleted) where.push("deleted_at IS NULL");
-      if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
-      if (q.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(q.tenantId))}`);
-      if (q.conversationId !== undefined) {
-        where.push(`conversation_id = ${p.add(encodeText(q.conversationId))}`);
-      }
-      const filters = where.join(" AND ");
-      const unscored = `SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score FROM ${messages}`;
-      if (!isSafeVector(q.embedding))
-        return { text: `${unscored} WHERE ${filters}`, values: p.values };
-      const vector = p.add(q.embedding);
-      const safe = `(SELECT bool_and(x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max})
-      FROM unnest(embedding) AS x)`;
-      return {
-        text: `(SELECT ${MESSAGE_COLUMNS}, sim.score FROM ${messages}
- CROSS JOIN LATERAL (
-   SELECT CASE WHEN sum(a * a) = 0 OR sum(b * b) = 0 THEN 0::float8
-               ELSE sum(a * b) / sqrt(sum(a * a) * sum(b * b)) END AS score
-     FROM unnest(embedding, ${vector}::float8[]) AS u(a, b)
- ) sim
- WHERE ${filters} AND ${safe}
- ORDER BY floor(sim.score * 1e9::float8 + 0.5) DESC, id LIMIT ${p.add(q.limit)})
-UNION ALL
-${unscored} WHERE ${filters} AND NOT ${safe}`,
-        values: p.values,
-      };
-    },
+    /** Semantic search; see search-queries.ts. */
+    search: (q: SearchQuery): Statement => searchStatement(s, q),
   };
-}
-
-/**
- * Magnitudes whose products, sums of up to 65,536 products and the product of two such sums stay
- * normal float8 numbers, so PostgreSQL computes them without an underflow or overflow error.
- */
-export const SAFE_MAGNITUDE = { min: "1e-75", max: "1e70" } as const;
-
-function isSafeVector(v: readonly number[]): boolean {
-  const min = Number(SAFE_MAGNITUDE.min);
-  const max = Number(SAFE_MAGNITUDE.max);
-  return v.every((x) => x === 0 || (Math.abs(x) >= min && Math.abs(x) <= max));
 }
 
 /** The statements of one schema. */
 export type Queries = ReturnType<typeof createQueries>;
-
-function whereClause(conditions: string[]): string {
-  return conditions.length === 0 ? "" : `\n WHERE ${conditions.join("\n   AND ")}`;
-}
 
 /** A conversation list's tenant and soft-delete filter as SQL. */
 function conversationConditions(f: ConversationFilter, p: Params): string[] {
