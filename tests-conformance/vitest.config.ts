@@ -23,6 +23,14 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          name: "pglite",
+          include: ["test/pglite.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: "mongodb",
           include: ["test/mongodb.test.ts"],
           globalSetup: ["test/global-setup.ts"],

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mongoForTests, postgresForTests } from "@message-store/test-servers";
+import { mongoForTests, postgresForTests, startPgliteServer } from "@message-store/test-servers";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 
@@ -40,6 +40,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await sql(server.url, `DROP SCHEMA IF EXISTS "${runId}" CASCADE`).catch(() => {});
       await server.stop();
     };
+  }
+  if (project.name === "pglite") {
+    // PGlite (PostgreSQL 18 in WASM) with pgvector 0.8, over the wire protocol: the pgvector lane.
+    const server = await startPgliteServer();
+    project.provide("postgresUrl", server.url);
+    project.provide("postgresSchema", runId);
+    return () => server.stop();
   }
   if (project.name === "mongodb") {
     // jongodb's replica-set transactions do not detect write conflicts and can lose concurrent

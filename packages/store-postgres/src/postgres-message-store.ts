@@ -101,6 +101,8 @@ export class PostgresMessageStore extends MessageStore {
   readonly #runner: StatementRunner;
   readonly #q: Queries;
   readonly #tables: { conversations: string; messages: string; traces: string };
+  /** pgvector is installed and migration 3 added `embedding_vector` (found by `open`). */
+  #vector = false;
 
   /**
    * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
@@ -125,6 +127,8 @@ export class PostgresMessageStore extends MessageStore {
     });
     try {
       await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
+      const [row] = await store.#rows(store.#q.hasVector.text, store.#q.hasVector.values);
+      store.#vector = row?.found === true;
     } catch (error) {
       await store.close();
       throw error;
@@ -150,6 +154,14 @@ export class PostgresMessageStore extends MessageStore {
       messages: `${this.schema}.messages`,
       traces: `${this.schema}.turn_traces`,
     };
+  }
+
+  /**
+   * True when searches rank with pgvector (`<=>`, HNSW for 1,536 dimensions: approximate, see
+   * the README) rather than the exact float8[] scan; set by {@link PostgresMessageStore.open}.
+   */
+  get usesPgvector(): boolean {
+    return this.#vector;
   }
 
   /** The pool statements run on (the caller's own pool if one was given). */
@@ -365,7 +377,7 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
-    const { text, values } = this.#q.search(query);
+    const { text, values } = this.#vector ? this.#q.vectorSearch(query) : this.#q.search(query);
     const rows = await this.#rows(text, values);
     return rows.map(({ score, ...row }) => {
       const message = toMessage(row, this.#tables.messages);

@@ -16,6 +16,7 @@ export {
   postgresForTests,
 } from "./for-tests.js";
 export { findFreePort } from "./free-port.js";
+export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export {
   type JongodbTopology,
   jongodbBinaryPath,

@@ -155,6 +155,76 @@ ALTER TABLE ${s}.messages
     GENERATED ALWAYS AS (${s}.ms_squared_norm(embedding)) STORED;
 `,
   },
+  {
+    version: 3,
+    name: "pgvector: embedding_vector, HNSW cosine index, ms_vector_search (when available)",
+    sql: (s) => `
+DO $migration$
+BEGIN
+  IF to_regtype('vector') IS NULL
+     AND EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS vector;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pgvector is available but this role may not create it; search stays on float8[]';
+    END;
+  END IF;
+  IF to_regtype('vector') IS NULL THEN
+    RETURN;
+  END IF;
+  -- float4 vectors of the float8 embeddings; NULL where float4 cannot hold one (magnitudes of
+  -- 1e38 and more) or for the zero vector (no direction): such rows are scored in JS.
+  EXECUTE $ddl$
+CREATE OR REPLACE FUNCTION ${s}.ms_to_vector(v double precision[]) RETURNS vector
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+BEGIN
+  -- PL/pgSQL, not SQL: the planner would fold the cast of a CASE branch it need not take.
+  IF EXISTS (SELECT 1 FROM unnest(v) AS x WHERE abs(x) >= 1e38)
+     OR NOT EXISTS (SELECT 1 FROM unnest(v) AS x WHERE x <> 0) THEN
+    RETURN NULL;
+  END IF;
+  RETURN v::vector;
+END
+$fn$$ddl$;
+  EXECUTE $ddl$
+ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS embedding_vector vector
+  GENERATED ALWAYS AS (${s}.ms_to_vector(embedding)) STORED$ddl$;
+  -- HNSW needs a fixed length: OpenAI's 1,536 (the seed's VECTOR(1536)). Other lengths are
+  -- ranked by an exact scan (see the README to index another length).
+  EXECUTE $ddl$
+CREATE INDEX IF NOT EXISTS idx_msg_embedding_hnsw ON ${s}.messages
+  USING hnsw ((embedding_vector::vector(1536)) vector_cosine_ops) WHERE embedding_dims = 1536$ddl$;
+  -- The ids of the nearest messages under the filters, by cosine distance. Iterative index
+  -- scans (pgvector 0.8) keep reading the index until enough rows pass the filters.
+  EXECUTE $ddl$
+CREATE OR REPLACE FUNCTION ${s}.ms_vector_search(
+  p_query double precision[], p_user_id text, p_tenant_id text, p_conversation_id text,
+  p_include_deleted boolean, p_limit integer)
+RETURNS TABLE (hit_id text) LANGUAGE plpgsql STABLE
+SET hnsw.iterative_scan = 'strict_order'
+AS $fn$
+DECLARE
+  dims integer := cardinality(p_query);
+  conditions text := '';
+BEGIN
+  IF p_user_id IS NOT NULL THEN conditions := conditions || ' AND m.user_id = $2'; END IF;
+  IF p_tenant_id IS NOT NULL THEN conditions := conditions || ' AND m.tenant_id = $3'; END IF;
+  IF p_conversation_id IS NOT NULL THEN
+    conditions := conditions || ' AND m.conversation_id = $4';
+  END IF;
+  IF NOT p_include_deleted THEN conditions := conditions || ' AND m.deleted_at IS NULL'; END IF;
+  RETURN QUERY EXECUTE format(
+    'SELECT m.id FROM ${s}.messages m
+      WHERE NOT m.is_flagged AND m.embedding_dims = %s AND m.embedding_vector IS NOT NULL%s
+      ORDER BY m.embedding_vector::vector(%s) <=> $1::vector(%s)
+      LIMIT $5', dims, conditions, dims, dims)
+    USING p_query, p_user_id, p_tenant_id, p_conversation_id, p_limit;
+END
+$fn$$ddl$;
+END
+$migration$;
+`,
+  },
 ];
 
 /** The schema version this package writes and reads. */

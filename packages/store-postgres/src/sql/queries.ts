@@ -11,7 +11,7 @@ import { columnList, fieldNames, placeholders, selectList, setList } from "./col
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
 import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
-import { searchStatement } from "./search-queries.js";
+import { searchStatement, vectorSearchStatement } from "./search-queries.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
@@ -252,8 +252,18 @@ ORDER BY id LIMIT ${p.add(take)}`,
   FROM jsonb_to_recordset($1::jsonb) AS u(id text, "originalContent" text, embedding double precision[])
  WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"`,
 
-    /** Semantic search; see search-queries.ts. */
+    /** Semantic search on float8[]; see search-queries.ts. */
     search: (q: SearchQuery): Statement => searchStatement(s, q),
+
+    /** Semantic search with pgvector (migration 3 found the extension); see search-queries.ts. */
+    vectorSearch: (q: SearchQuery): Statement => vectorSearchStatement(s, q),
+
+    /** Whether migration 3 added `embedding_vector` (pgvector was available). */
+    hasVector: {
+      text: `SELECT EXISTS (SELECT 1 FROM pg_attribute
+   WHERE attrelid = to_regclass($1) AND attname = 'embedding_vector' AND NOT attisdropped) AS found`,
+      values: [messages],
+    },
   };
 }
 

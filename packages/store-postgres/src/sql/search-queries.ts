@@ -89,3 +89,49 @@ ${unscored}
     values: p.values,
   };
 }
+
+/** True when pgvector can hold the query: float4 range, and not the zero vector. */
+function fitsVector(v: readonly number[]): boolean {
+  return v.every((x) => Math.abs(x) < 1e38) && v.some((x) => x !== 0);
+}
+
+/**
+ * How many candidates the pgvector path asks for: float4 distances (and HNSW) may order near
+ * ties differently from the exact float8 scores core ranks by, so a margin of extra candidates
+ * lets core's re-sort pick the right top `limit`.
+ */
+export function vectorCandidates(limit: number): number {
+  return limit * 2 + 10;
+}
+
+/**
+ * With pgvector (migration 3): the nearest candidates under the filters from `ms_vector_search`
+ * (HNSW for 1,536 dimensions, approximate; an exact scan otherwise), returned unscored so that
+ * core scores them exactly from the float8 embedding; plus, unscored too, the rows pgvector cannot
+ * hold (`embedding_vector` NULL). Falls back to {@link searchStatement} for a query vector
+ * pgvector cannot hold.
+ */
+export function vectorSearchStatement(s: string, q: SearchQuery): Statement {
+  if (!fitsVector(q.embedding)) return searchStatement(s, q);
+  const messages = `${s}.messages`;
+  const p = new Params();
+  const filters = searchConditions(q, p).join("\n   AND ");
+  const nullable = (v: string | undefined) => (v === undefined ? null : encodeText(v));
+  const args = [
+    `${p.add(q.embedding)}::float8[]`,
+    `${p.add(nullable(q.userId))}::text`,
+    `${p.add(nullable(q.tenantId))}::text`,
+    `${p.add(nullable(q.conversationId))}::text`,
+    `${p.add(q.includeDeleted)}::boolean`,
+    `${p.add(vectorCandidates(q.limit))}::integer`,
+  ].join(", ");
+  return {
+    text: `SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score
+  FROM ${s}.ms_vector_search(${args}) v JOIN ${messages} m ON m.id = v.hit_id
+UNION ALL
+SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score FROM ${messages} m
+ WHERE ${filters}
+   AND m.embedding_vector IS NULL`,
+    values: p.values,
+  };
+}
