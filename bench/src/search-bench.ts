@@ -1,9 +1,9 @@
-import { MessageStore, type Message, type SearchQueryInput } from "@message-store/core";
+import type { Message, MessageStore, SearchQueryInput } from "@message-store/core";
 import { JsonMessageStore } from "@message-store/json";
 import { PostgresMessageStore } from "@message-store/postgres";
 import { postgresForTests, startPgliteServer } from "@message-store/test-servers";
 import pg from "pg";
-import { fmt, sampleInterleaved, type Stat, summarize, timed } from "./stats.js";
+import { fmt, type Stat, sampleInterleaved, summarize, timed } from "./stats.js";
 
 /**
  * `node bench/dist/index.js search [--messages 50000] [--dims 1536] [--users 100]
@@ -197,7 +197,9 @@ export async function searchBench(argv: string[]): Promise<void> {
   console.log(
     `\n${o.messages} messages × ${o.dims} dims, ${o.users} users (${o.messages / o.users} each), top-10 with a user filter, ${o.iterations} searches each\n`,
   );
-  console.log("| target | load (s) | search p50 (ms) | p99 | previous float8[] query p50 | previous ÷ ours |");
+  console.log(
+    "| target | load (s) | search p50 (ms) | p99 | previous float8[] query p50 | previous ÷ ours |",
+  );
   console.log("|---|---|---|---|---|---|");
   for (const r of rows) {
     const ratio = r.previous ? `${(r.previous.p50 / r.ours.p50).toFixed(1)}×` : "–";

@@ -1,5 +1,5 @@
 import { MessageStore } from "@message-store/core";
-import { PostgresMessageStore } from "@message-store/postgres";
+import type { PostgresMessageStore } from "@message-store/postgres";
 import pg from "pg";
 import { inject } from "vitest";
 import { describeMessageStoreConformance } from "../src/index.js";

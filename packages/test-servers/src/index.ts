@@ -16,13 +16,13 @@ export {
   postgresForTests,
 } from "./for-tests.js";
 export { findFreePort } from "./free-port.js";
-export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export {
   type JongodbTopology,
   jongodbBinaryPath,
   type MongoServer,
   startJongodb,
 } from "./jongodb.js";
+export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
 export { TcpProxy } from "./tcp-proxy.js";
