@@ -20,7 +20,6 @@ import {
 } from "@message-store/core";
 import {
   type ConversationKey,
-  cosineSimilarity,
   finalizeUsage,
   type MessageKey,
   type PageRequest,
@@ -30,7 +29,7 @@ import {
   type StoreMessagesOptions,
   type TraceKey,
 } from "@message-store/core/adapter";
-import pg from "pg";
+import type pg from "pg";
 import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
 import { BackendReaper } from "./connection/backend-reaper.js";
 import { createPool, endPool } from "./connection/create-pool.js";
@@ -44,39 +43,21 @@ import {
   messageBatchParam,
   messageParam,
   type StoredFacts,
-  toConversation,
-  toDeletedCounts,
-  toMessage,
-  toSequencedMessage,
-  toTurnTrace,
   toUsageSums,
   traceParams,
 } from "./row-mapping.js";
+import type { Statement } from "./sql/params.js";
 import { createQueries, type Queries } from "./sql/queries.js";
+import { StoreIo } from "./store-io.js";
+import { clientClassOf, type PostgresStoreOptions } from "./store-options.js";
+
+export type { PostgresStoreOptions } from "./store-options.js";
+
+/** A fixed statement with its parameters. */
+const stmt = (text: string, values: unknown[]): Statement => ({ text, values });
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-
-/** How a {@link PostgresMessageStore} reaches its tables. */
-export interface PostgresStoreOptions {
-  /** The pool to run every statement on. */
-  pool: pg.Pool;
-  /** True when the store created the pool and must end it on `close()`. */
-  ownsPool: boolean;
-  /** Schema holding the tables (default `public`). */
-  schema?: string;
-  /**
-   * How long to wait for the answer to one statement before cancelling it on the server, in ms
-   * (`query_timeout_ms`; default 60000). `null`: wait as long as it takes.
-   */
-  queryTimeoutMs?: number | null;
-}
-
-/** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
-function clientClassOf(pool: pg.Pool): typeof pg.Client {
-  const Client = (pool as { Client?: unknown }).Client;
-  return typeof Client === "function" ? (Client as typeof pg.Client) : pg.Client;
-}
 
 /**
  * The PostgreSQL message store. Open it with `MessageStore.initialize({ storage: "postgres", … })`
@@ -100,7 +81,7 @@ export class PostgresMessageStore extends MessageStore {
   readonly #ownsPool: boolean;
   readonly #runner: StatementRunner;
   readonly #q: Queries;
-  readonly #tables: { conversations: string; messages: string; traces: string };
+  readonly #io: StoreIo;
   /** pgvector is installed and migration 3 added `embedding_vector` (found by `open`). */
   #vector = false;
 
@@ -127,7 +108,7 @@ export class PostgresMessageStore extends MessageStore {
     });
     try {
       await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
-      const [row] = await store.#rows(store.#q.hasVector.text, store.#q.hasVector.values);
+      const [row] = await store.#io.rows(store.#q.hasVector);
       store.#vector = row?.found === true;
     } catch (error) {
       await store.close();
@@ -149,11 +130,7 @@ export class PostgresMessageStore extends MessageStore {
     );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
-    this.#tables = {
-      conversations: `${this.schema}.conversations`,
-      messages: `${this.schema}.messages`,
-      traces: `${this.schema}.turn_traces`,
-    };
+    this.#io = new StoreIo(this.#runner, this.schema);
   }
 
   /**
@@ -169,146 +146,119 @@ export class PostgresMessageStore extends MessageStore {
     return this.#pool;
   }
 
-  #rows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return this.#runner.read(text, values).then((r) => r.rows);
-  }
-
-  #written(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return this.#runner.write(text, values).then((r) => r.rows);
-  }
-
   protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
-    const [row] = await this.#written(this.#q.upsertConversation, conversationParams(c));
-    if (!row) {
-      throw new IntegrityError(
-        `conversation ${JSON.stringify(c.id)} exists with another userId, tenantId or deletedAt; a conversation's owner never changes and deletedAt changes only through softDeleteConversation and restoreConversation`,
-      );
-    }
-    return toConversation(row, this.#tables.conversations);
+    const [row] = await this.#io.written(stmt(this.#q.upsertConversation, conversationParams(c)));
+    const stored = this.#io.conversation(row);
+    if (stored) return stored;
+    throw new IntegrityError(
+      `conversation ${JSON.stringify(c.id)} exists with another userId, tenantId or deletedAt; a conversation's owner never changes and deletedAt changes only through softDeleteConversation and restoreConversation`,
+    );
   }
 
   protected async _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
-    const [row] = await this.#rows(this.#q.readConversation, [
-      encodeText(id),
-      options.includeDeleted,
-    ]);
-    return row ? toConversation(row, this.#tables.conversations) : null;
+    const read = stmt(this.#q.readConversation, [encodeText(id), options.includeDeleted]);
+    return this.#io.conversation((await this.#io.rows(read))[0]);
   }
 
-  protected async _getConversationsByUserId(
+  protected _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
     filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversations(userId, page.after, page.take, filter);
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toConversation(r, this.#tables.conversations));
+    return this.#io.conversations(this.#q.listConversations(userId, page.after, page.take, filter));
   }
 
-  protected async _listConversations(
+  protected _listConversations(
     userId: string | null,
     page: PageRequest<string>,
     filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversationsById(userId, page.after, page.take, filter);
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toConversation(r, this.#tables.conversations));
+    return this.#io.conversations(
+      this.#q.listConversationsById(userId, page.after, page.take, filter),
+    );
   }
 
   protected async _deleteConversation(id: string): Promise<boolean> {
-    const result = await this.#runner.write(this.#q.deleteConversation, [encodeText(id)]);
-    return (result.rowCount ?? 0) > 0;
+    return (await this.#io.changed(stmt(this.#q.deleteConversation, [encodeText(id)]))) > 0;
   }
 
   protected async _storeMessages(
     messages: Message[],
     options: StoreMessagesOptions,
   ): Promise<Message[]> {
-    // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
-    // conversation is a statement of its own, before the batch.
     const ensure = options.ensureConversation;
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     // A session write creates its conversation in the same statement (one round trip).
-    const [row] =
+    const [row] = await this.#io.written(
       messages.length === 1 && !ensure
-        ? await this.#written(this.#q.putMessage, [messageParam(messages[0]!)])
-        : await this.#written(this.#q.putMessages, [
+        ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
+        : stmt(this.#q.putMessages, [
             messageBatchParam(messages),
             ensure ? toJsonParam(ensure) : null,
-          ]);
+          ]),
+    );
     // The batch is stored as given (the codec is lossless) but for what the function reports:
     // the conversation's tenant and cleared stale embeddings. Reading it back would cost a
     // second round trip for nearly identical data.
     return asStored(messages, row?.stored as StoredFacts);
   }
 
-  protected override async _softDeleteConversation(id: string, at: number): Promise<boolean> {
-    return this.#done(this.#q.softDeleteConversation, [encodeText(id), at]);
+  protected override _softDeleteConversation(id: string, at: number): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.softDeleteConversation, [encodeText(id), at]));
   }
 
-  protected override async _restoreConversation(id: string): Promise<boolean> {
-    return this.#done(this.#q.restoreConversation, [encodeText(id)]);
+  protected override _restoreConversation(id: string): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.restoreConversation, [encodeText(id)]));
   }
 
-  protected override async _softDeleteMessage(id: string, at: number): Promise<boolean> {
-    return this.#done(this.#q.softDeleteMessage, [encodeText(id), at]);
+  protected override _softDeleteMessage(id: string, at: number): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.softDeleteMessage, [encodeText(id), at]));
   }
 
-  protected override async _restoreMessage(id: string): Promise<boolean> {
-    return this.#done(this.#q.restoreMessage, [encodeText(id)]);
+  protected override _restoreMessage(id: string): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.restoreMessage, [encodeText(id)]));
   }
 
-  protected override async _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
-    const [row] = await this.#written(this.#q.purgeDeleted, [
-      before,
-      encodeNullable(scope.userId ?? null),
-      encodeNullable(scope.tenantId ?? null),
-    ]);
-    return toDeletedCounts(row);
-  }
-
-  async #done(text: string, values: unknown[]): Promise<boolean> {
-    const [row] = await this.#written(text, values);
-    return row?.done === true;
+  protected override _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    return this.#io.counts(
+      stmt(this.#q.purgeDeleted, [
+        before,
+        encodeNullable(scope.userId ?? null),
+        encodeNullable(scope.tenantId ?? null),
+      ]),
+    );
   }
 
   protected async _deleteMessage(id: string): Promise<boolean> {
-    const result = await this.#runner.write(this.#q.deleteMessage, [encodeText(id)]);
-    return (result.rowCount ?? 0) > 0;
+    return (await this.#io.changed(stmt(this.#q.deleteMessage, [encodeText(id)]))) > 0;
   }
 
   protected async _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
-    const [row] = await this.#rows(this.#q.readMessage, [encodeText(id), options.includeDeleted]);
-    return row ? toMessage(row, this.#tables.messages) : null;
+    const read = stmt(this.#q.readMessage, [encodeText(id), options.includeDeleted]);
+    return this.#io.message((await this.#io.rows(read))[0]);
   }
 
   protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
-    const [row] = await this.#written(this.#q.flagMessage, [encodeText(id), flagged]);
-    return row ? toMessage(row, this.#tables.messages) : null;
+    const write = stmt(this.#q.flagMessage, [encodeText(id), flagged]);
+    return this.#io.message((await this.#io.written(write))[0]);
   }
 
-  protected async _getMessagesByConversationId(
+  protected _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
     options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    const { text, values } = this.#q.listMessages(
-      conversationId,
-      page.after,
-      page.take,
-      options.includeDeleted,
+    return this.#io.sequencedMessages(
+      this.#q.listMessages(conversationId, page.after, page.take, options.includeDeleted),
     );
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toSequencedMessage(r, this.#tables.messages));
   }
 
-  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    const rows = await this.#rows(this.#q.immediateContext, [encodeText(conversationId), n]);
-    return rows.map((r) => toMessage(r, this.#tables.messages));
+  protected _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+    return this.#io.messages(stmt(this.#q.immediateContext, [encodeText(conversationId), n]));
   }
 
   protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    const [row] = await this.#written(this.#q.upsertTrace, traceParams(trace));
+    const [row] = await this.#io.written(stmt(this.#q.upsertTrace, traceParams(trace)));
     const found = row?.message_conversation_id as string | null | undefined;
     if (Number(row?.written) === 1) {
       return {
@@ -328,63 +278,43 @@ export class PostgresMessageStore extends MessageStore {
     messageId: string,
     options: ReadRequest,
   ): Promise<TurnTrace | null> {
-    const [row] = await this.#rows(this.#q.readTraceByMessage, [
-      encodeText(messageId),
-      options.includeDeleted,
-    ]);
-    return row ? toTurnTrace(row, this.#tables.traces) : null;
+    const read = stmt(this.#q.readTraceByMessage, [encodeText(messageId), options.includeDeleted]);
+    return this.#io.trace((await this.#io.rows(read))[0]);
   }
 
-  protected async _queryTurnTraces(
+  protected _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    const { text, values } = this.#q.listTraces(filter, page.after, page.take);
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toTurnTrace(r, this.#tables.traces));
+    return this.#io.traces(this.#q.listTraces(filter, page.after, page.take));
   }
 
   protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
     const bucketMs = query.bucket === "hour" ? HOUR_MS : DAY_MS;
-    const { text, values } = this.#q.usage({ ...query, bucketMs });
-    const rows = await this.#rows(text, values);
+    const rows = await this.#io.rows(this.#q.usage({ ...query, bucketMs }));
     return finalizeUsage(rows.map(toUsageSums));
   }
 
-  protected async _deleteUserData(
-    userId: string,
-    filter: { tenantId?: string },
-  ): Promise<DeletedCounts> {
-    const [row] = await this.#written(this.#q.deleteUserData, [
-      encodeText(userId),
-      encodeNullable(filter.tenantId ?? null),
-    ]);
-    return toDeletedCounts(row);
+  protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
+    return this.#io.counts(
+      stmt(this.#q.deleteUserData, [encodeText(userId), encodeNullable(filter.tenantId ?? null)]),
+    );
   }
 
-  protected override async _listPendingEmbeddings(
+  protected override _listPendingEmbeddings(
     filter: PendingEmbeddingsFilter,
     page: PageRequest<string>,
   ): Promise<Message[]> {
-    const { text, values } = this.#q.listPending(filter, page.after, page.take);
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toMessage(r, this.#tables.messages));
+    return this.#io.messages(this.#q.listPending(filter, page.after, page.take));
   }
 
-  protected override async _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
-    const result = await this.#runner.write(this.#q.setEmbeddings, [toJsonParam(updates)]);
-    return result.rowCount ?? 0;
+  protected override _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    return this.#io.changed(stmt(this.#q.setEmbeddings, [toJsonParam(updates)]));
   }
 
-  protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
-    const { text, values } = this.#vector ? this.#q.vectorSearch(query) : this.#q.search(query);
-    const rows = await this.#rows(text, values);
-    return rows.map(({ score, ...row }) => {
-      const message = toMessage(row, this.#tables.messages);
-      // Rows PostgreSQL could not score (see `search` in queries.ts) are scored here.
-      const scored = score ?? cosineSimilarity(query.embedding, message.embedding ?? []);
-      return { message, score: scored as number };
-    });
+  protected override _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
+    const search = this.#vector ? this.#q.vectorSearch(query) : this.#q.search(query);
+    return this.#io.hits(search, query.embedding);
   }
 
   protected async _close(): Promise<void> {

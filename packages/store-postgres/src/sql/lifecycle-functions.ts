@@ -118,6 +118,26 @@ END
 $fn$;`;
 }
 
+/**
+ * Locks the conversations matching `where` (alias `c`) in id order, `FOR UPDATE`, into `ids`:
+ * no message or trace can arrive in them before the statement ends, so counts are exact.
+ */
+function lockConversations(s: string, where: string): string {
+  return `SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
+    SELECT c.id FROM ${s}.conversations c WHERE ${where} ORDER BY c.id FOR UPDATE
+  ) l;`;
+}
+
+/** Hard-deletes the conversations `ids` with their messages and traces, counting each. */
+function deleteConversations(s: string): string {
+  return `DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
+  GET DIAGNOSTICS n_tt = ROW_COUNT;
+  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
+  GET DIAGNOSTICS n_msg = ROW_COUNT;
+  DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
+  GET DIAGNOSTICS n_conv = ROW_COUNT;`;
+}
+
 /** Counts of a bulk hard delete. */
 const COUNTS = `RETURNS TABLE (deleted_conversations bigint, deleted_messages bigint, deleted_turn_traces bigint)`;
 
@@ -139,17 +159,8 @@ DECLARE
   n_msg bigint;
   n_tt bigint;
 BEGIN
-  SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
-    SELECT c.id FROM ${s}.conversations c
-     WHERE c.deleted_at < p_before AND ${scope("c")}
-     ORDER BY c.id FOR UPDATE
-  ) l;
-  DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_tt = ROW_COUNT;
-  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_msg = ROW_COUNT;
-  DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
-  GET DIAGNOSTICS n_conv = ROW_COUNT;
+  ${lockConversations(s, `c.deleted_at < p_before AND ${scope("c")}`)}
+  ${deleteConversations(s)}
   SELECT coalesce(array_agg(m.id), '{}') INTO ids FROM ${s}.messages m
    WHERE m.deleted_at < p_before AND ${scope("m")};
   DELETE FROM ${s}.turn_traces t WHERE t.message_id = ANY (ids);
@@ -182,17 +193,8 @@ DECLARE
 BEGIN
   -- Locking the conversations first stops new messages and traces from arriving, so the
   -- counts below are exactly what is removed.
-  SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
-    SELECT c.id FROM ${s}.conversations c
-     WHERE c.user_id = p_user_id AND (p_tenant_id IS NULL OR c.tenant_id = p_tenant_id)
-     ORDER BY c.id FOR UPDATE
-  ) l;
-  DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_tt = ROW_COUNT;
-  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_msg = ROW_COUNT;
-  DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
-  GET DIAGNOSTICS n_conv = ROW_COUNT;
+  ${lockConversations(s, "c.user_id = p_user_id AND (p_tenant_id IS NULL OR c.tenant_id = p_tenant_id)")}
+  ${deleteConversations(s)}
   RETURN QUERY SELECT n_conv, n_msg, n_tt;
 END
 $fn$;`;
