@@ -64,6 +64,10 @@ describe("pgvector (PGlite)", () => {
     const { rows } = await client.query(
       "SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_msg_embedding_hnsw'",
     );
+    const search = await client.query(
+      "SELECT proconfig FROM pg_proc WHERE proname = 'ms_vector_search'",
+    );
+    expect(search.rows).toEqual([{ proconfig: ["hnsw.iterative_scan=strict_order"] }]);
     expect(rows[0].indexdef).toMatch(
       /USING hnsw \(\(\(embedding_vector\)::vector\(1536\)\) vector_cosine_ops\) WHERE \(embedding_dims = 1536\)/,
     );

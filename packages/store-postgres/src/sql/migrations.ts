@@ -160,6 +160,8 @@ ALTER TABLE ${s}.messages
     name: "pgvector: embedding_vector, HNSW cosine index, ms_vector_search (when available)",
     sql: (s) => `
 DO $migration$
+DECLARE
+  iterative text := '';
 BEGIN
   IF to_regtype('vector') IS NULL
      AND EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
@@ -172,14 +174,16 @@ BEGIN
   IF to_regtype('vector') IS NULL THEN
     RETURN;
   END IF;
-  -- float4 vectors of the float8 embeddings; NULL where float4 cannot hold one (magnitudes of
-  -- 1e38 and more) or for the zero vector (no direction): such rows are scored in JS.
+  -- float4 vectors of the float8 embeddings; NULL where pgvector cannot hold one (magnitudes of
+  -- 1e38 and more, over 16,000 dimensions) or for the zero vector (no direction): such rows are
+  -- scored in JS.
   EXECUTE $ddl$
 CREATE OR REPLACE FUNCTION ${s}.ms_to_vector(v double precision[]) RETURNS vector
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
 BEGIN
   -- PL/pgSQL, not SQL: the planner would fold the cast of a CASE branch it need not take.
-  IF EXISTS (SELECT 1 FROM unnest(v) AS x WHERE abs(x) >= 1e38)
+  -- pgvector holds at most 16,000 dimensions.
+  IF cardinality(v) > 16000 OR EXISTS (SELECT 1 FROM unnest(v) AS x WHERE abs(x) >= 1e38)
      OR NOT EXISTS (SELECT 1 FROM unnest(v) AS x WHERE x <> 0) THEN
     RETURN NULL;
   END IF;
@@ -195,13 +199,18 @@ ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS embedding_vector vector
 CREATE INDEX IF NOT EXISTS idx_msg_embedding_hnsw ON ${s}.messages
   USING hnsw ((embedding_vector::vector(1536)) vector_cosine_ops) WHERE embedding_dims = 1536$ddl$;
   -- The ids of the nearest messages under the filters, by cosine distance. Iterative index
-  -- scans (pgvector 0.8) keep reading the index until enough rows pass the filters.
+  -- scans (pgvector 0.8) keep reading the index until enough rows pass the filters; older
+  -- versions reserve the hnsw.* names without this one, so the setting is left out there.
+  IF (SELECT string_to_array(split_part(extversion, '-', 1), '.')::int[] FROM pg_extension
+       WHERE extname = 'vector') >= ARRAY[0, 8] THEN
+    iterative := $set$SET hnsw.iterative_scan = 'strict_order'$set$;
+  END IF;
   EXECUTE $ddl$
 CREATE OR REPLACE FUNCTION ${s}.ms_vector_search(
   p_query double precision[], p_user_id text, p_tenant_id text, p_conversation_id text,
   p_include_deleted boolean, p_limit integer)
 RETURNS TABLE (hit_id text) LANGUAGE plpgsql STABLE
-SET hnsw.iterative_scan = 'strict_order'
+$ddl$ || iterative || $ddl$
 AS $fn$
 DECLARE
   dims integer := cardinality(p_query);

@@ -90,9 +90,9 @@ ${unscored}
   };
 }
 
-/** True when pgvector can hold the query: float4 range, and not the zero vector. */
+/** True when pgvector can hold the query: float4 range, 16,000 dimensions, not the zero vector. */
 function fitsVector(v: readonly number[]): boolean {
-  return v.every((x) => Math.abs(x) < 1e38) && v.some((x) => x !== 0);
+  return v.length <= 16_000 && v.every((x) => Math.abs(x) < 1e38) && v.some((x) => x !== 0);
 }
 
 /**
