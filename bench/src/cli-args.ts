@@ -27,6 +27,10 @@ Other commands:
   top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
   report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
+  search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
+                                                              issue #15's search: top-10 with a user filter on JSON,
+                                                              Postgres float8[] and Postgres pgvector (PGlite), with the
+                                                              ratio to the previous float8[] query; prints a table
 
 Environment: MESSAGE_STORE_POSTGRES_URL / MESSAGE_STORE_MONGODB_URL use those servers instead of
 embedded PostgreSQL / jongodb.`;

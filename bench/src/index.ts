@@ -20,6 +20,7 @@ import { jsonStore } from "./scenarios/json-store.js";
 import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
+import { searchBench } from "./search-bench.js";
 import { startTarget } from "./targets.js";
 
 /** In run order: the big-store scenarios build on each other's data (context → traces → delete). */
@@ -169,6 +170,9 @@ async function main(): Promise<void> {
       console.log(`report written to ${target}`);
       return;
     }
+    case "search":
+      await searchBench(rest);
+      return;
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));
       return;

@@ -141,6 +141,8 @@ export const PostgresConfigSchema = z
 
 /** What `PostgresMessageStore.open` and `MessageStore.initialize({ storage: "postgres", … })` accept. */
 export type PostgresStoreConfig = z.input<typeof PostgresConfigSchema>;
+/** What a lagging read does when the replica cannot answer: ask the primary, or reject. */
+export type ReplicaFallback = ResolvedPostgresConfig["replica_fallback"];
 /** The configuration with every default filled. */
 export type ResolvedPostgresConfig = z.output<typeof PostgresConfigSchema>;
 

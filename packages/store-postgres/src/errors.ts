@@ -9,7 +9,11 @@ import {
 } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 import { decodeText } from "./nul-codec.js";
-import { SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./sql/functions.js";
+import {
+  SQLSTATE_MISSING_CONVERSATION,
+  SQLSTATE_MOVED_MESSAGE,
+  SQLSTATE_RULE,
+} from "./sql/sqlstates.js";
 
 /** Node socket and DNS errors that mean the server cannot be reached. */
 const NETWORK_CODES = new Set([
@@ -135,6 +139,38 @@ function describeCustom(error: { detail?: string }, moved: boolean): string {
     : `conversation ${q(ids.conversation)} of message ${q(ids.message)} does not exist; nothing was stored`;
 }
 
+/** What each rule an MS003 names (see `raiseRule`) says, given the ids of its DETAIL. */
+const RULE_TEXT: Record<string, (q: (key: string) => string) => string> = {
+  message_user: (q) =>
+    `message ${q("message")}: its userId must be the userId of conversation ${q("conversation")}`,
+  message_tenant: (q) =>
+    `message ${q("message")}: its tenantId must be the tenantId of conversation ${q("conversation")}`,
+  message_deleted_at: (q) =>
+    `message ${q("message")}: deletedAt changes only through softDeleteMessage and restoreMessage`,
+  conversation_deleted: (q) =>
+    `message ${q("message")}: conversation ${q("conversation")} is soft-deleted; restore it first`,
+  trace_owner: (q) =>
+    `turn trace ${q("trace")}: its userId and tenantId must be those of its conversation`,
+  trace_moved: (q) => `turn trace ${q("trace")} belongs to another message; a trace cannot move`,
+  trace_deleted_at: (q) => `turn trace ${q("trace")}: deletedAt changes only with its message`,
+  message_deleted: (q) =>
+    `turn trace ${q("trace")}: message ${q("message")} is soft-deleted; restore it first`,
+  restore_in_deleted_conversation: (q) =>
+    `message ${q("message")}: conversation ${q("conversation")} is soft-deleted; restore the conversation`,
+};
+
+function describeRule(error: { detail?: string }): string {
+  let detail: Record<string, string> = {};
+  try {
+    detail = JSON.parse(error.detail ?? "{}");
+  } catch {
+    // Keep the generic message below.
+  }
+  const q = (key: string) => JSON.stringify(decodeText(detail[key] ?? "?"));
+  const text = RULE_TEXT[detail.rule ?? ""];
+  return `${text ? text(q) : "an ownership or soft-delete rule was broken"}; nothing was stored`;
+}
+
 function describeIntegrity(error: { code?: string; constraint?: string; detail?: string }): string {
   switch (error.constraint) {
     case "messages_conversation_id_fkey":
@@ -167,6 +203,9 @@ export function toStoreError(error: unknown): MessageStoreError {
       describeCustom(error as { detail?: string }, code === SQLSTATE_MOVED_MESSAGE),
       options,
     );
+  }
+  if (code === SQLSTATE_RULE) {
+    return new IntegrityError(describeRule(error as { detail?: string }), options);
   }
   if (code === "23503" || code === "23505") {
     return new IntegrityError(describeIntegrity(error as { code?: string }), options);

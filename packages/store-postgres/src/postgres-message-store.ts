@@ -1,11 +1,15 @@
 import {
   type Conversation,
+  type ConversationFilter,
   type ConversationRecord,
   type DeletedCounts,
+  type EmbeddingUpdate,
   IntegrityError,
   type Message,
   MessageStore,
   type MessageStoreError,
+  type PendingEmbeddingsFilter,
+  type Scope,
   type SearchHit,
   type SearchQuery,
   type StoreCapabilities,
@@ -16,11 +20,11 @@ import {
 } from "@message-store/core";
 import {
   type ConversationKey,
-  cosineSimilarity,
   finalizeUsage,
   type MessageKey,
   type PageRequest,
   parseConfig,
+  type ReadRequest,
   type SequencedMessage,
   type StoreMessagesOptions,
   type TraceKey,
@@ -28,48 +32,32 @@ import {
 import type pg from "pg";
 import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
 import { createPool, createReplica, endPool } from "./connection/create-pool.js";
-import { LaggingReads, type ReplicaFallback } from "./connection/lagging-reads.js";
+import { LaggingReads } from "./connection/lagging-reads.js";
 import { runnerOn, type StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
 import { applySchema, packagePlan } from "./migrate.js";
-import { encodeText } from "./nul-codec.js";
+import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
+  asStored,
   conversationParams,
   messageBatchParam,
   messageParam,
-  toConversation,
-  toMessage,
-  toSequencedMessage,
-  toTurnTrace,
+  type StoredFacts,
   toUsageSums,
   traceParams,
 } from "./row-mapping.js";
+import type { Statement } from "./sql/params.js";
 import { createQueries, type Queries } from "./sql/queries.js";
+import { StoreIo } from "./store-io.js";
+import type { PostgresStoreOptions } from "./store-options.js";
+
+export type { PostgresStoreOptions } from "./store-options.js";
+
+/** A fixed statement with its parameters. */
+const stmt = (text: string, values: unknown[]): Statement => ({ text, values });
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-
-/** How a {@link PostgresMessageStore} reaches its tables. */
-export interface PostgresStoreOptions {
-  /** The pool to run every statement on. */
-  pool: pg.Pool;
-  /** True when the store created the pool and must end it on `close()`. */
-  ownsPool: boolean;
-  /** Schema holding the tables (default `public`). */
-  schema?: string;
-  /**
-   * How long to wait for the answer to one statement before cancelling it on the server, in ms
-   * (`query_timeout_ms`; default 60000). `null`: wait as long as it takes.
-   */
-  queryTimeoutMs?: number | null;
-  /**
-   * True behind a transaction-mode pooler (`transaction_pooler`): a dropped connection is left to
-   * the pooler instead of being looked up on the server by a backend key the pooler made up.
-   */
-  transactionPooler?: boolean;
-  /** A read replica for the reads that may lag (see `replica_dsn`). */
-  replica?: { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback };
-}
 
 /**
  * The PostgreSQL message store. Open it with `MessageStore.initialize({ storage: "postgres", … })`
@@ -81,7 +69,12 @@ export interface PostgresStoreOptions {
  */
 export class PostgresMessageStore extends MessageStore {
   readonly adapterName = ADAPTER;
-  override readonly capabilities: StoreCapabilities = { semanticSearch: true };
+  override readonly capabilities: StoreCapabilities = {
+    semanticSearch: true,
+    softDelete: true,
+    tenants: true,
+    embeddingQueue: true,
+  };
   /** The schema holding this store's tables. */
   readonly schema: string;
   readonly #pool: pg.Pool;
@@ -89,8 +82,11 @@ export class PostgresMessageStore extends MessageStore {
   readonly #runner: StatementRunner;
   readonly #lagging: LaggingReads;
   readonly #replica: PostgresStoreOptions["replica"] | null;
+  readonly #laggingIo: StoreIo;
   readonly #q: Queries;
-  readonly #tables: { conversations: string; messages: string; traces: string };
+  readonly #io: StoreIo;
+  /** pgvector is installed and migration 3 added `embedding_vector` (found by `open`). */
+  #vector = false;
 
   /**
    * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
@@ -117,6 +113,8 @@ export class PostgresMessageStore extends MessageStore {
     });
     try {
       await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
+      const [row] = await store.#io.rows(store.#q.hasVector);
+      store.#vector = row?.found === true;
     } catch (error) {
       await store.close();
       throw error;
@@ -141,11 +139,17 @@ export class PostgresMessageStore extends MessageStore {
     );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
-    this.#tables = {
-      conversations: `${this.schema}.conversations`,
-      messages: `${this.schema}.messages`,
-      traces: `${this.schema}.turn_traces`,
-    };
+    this.#io = new StoreIo(this.#runner, this.schema);
+    // Lists, analytics and search may lag behind the last write: a replica may answer them.
+    this.#laggingIo = new StoreIo(this.#runner, this.schema, this.#lagging);
+  }
+
+  /**
+   * True when searches rank with pgvector (`<=>`, HNSW for 1,536 dimensions: approximate, see
+   * the README) rather than the exact float8[] scan; set by {@link PostgresMessageStore.open}.
+   */
+  get usesPgvector(): boolean {
+    return this.#vector;
   }
 
   /** The pool statements run on (the caller's own pool if one was given). */
@@ -153,106 +157,129 @@ export class PostgresMessageStore extends MessageStore {
     return this.#pool;
   }
 
-  #rows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return this.#runner.read(text, values).then((r) => r.rows);
-  }
-
-  /** Reads that may lag behind the last write: on the replica when there is one. */
-  #laggingRows(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return this.#lagging.read(text, values).then((r) => r.rows);
-  }
-
-  #written(text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    return this.#runner.write(text, values).then((r) => r.rows);
-  }
-
   protected async _storeConversation(c: ConversationRecord): Promise<Conversation> {
-    const [row] = await this.#written(this.#q.upsertConversation, conversationParams(c));
-    return toConversation(row!, this.#tables.conversations);
+    const [row] = await this.#io.written(stmt(this.#q.upsertConversation, conversationParams(c)));
+    const stored = this.#io.conversation(row);
+    if (stored) return stored;
+    throw new IntegrityError(
+      `conversation ${JSON.stringify(c.id)} exists with another userId, tenantId or deletedAt; a conversation's owner never changes and deletedAt changes only through softDeleteConversation and restoreConversation`,
+    );
   }
 
-  protected async _getConversation(id: string): Promise<Conversation | null> {
-    const [row] = await this.#rows(this.#q.readConversation, [encodeText(id)]);
-    return row ? toConversation(row, this.#tables.conversations) : null;
+  protected async _getConversation(id: string, options: ReadRequest): Promise<Conversation | null> {
+    const read = stmt(this.#q.readConversation, [encodeText(id), options.includeDeleted]);
+    return this.#io.conversation((await this.#io.rows(read))[0]);
   }
 
-  protected async _getConversationsByUserId(
+  protected _getConversationsByUserId(
     userId: string,
     page: PageRequest<ConversationKey>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversations(userId, page.after, page.take);
-    const rows = await this.#laggingRows(text, values);
-    return rows.map((r) => toConversation(r, this.#tables.conversations));
+    return this.#laggingIo.conversations(
+      this.#q.listConversations(userId, page.after, page.take, filter),
+    );
   }
 
-  protected async _listConversations(
+  protected _listConversations(
     userId: string | null,
     page: PageRequest<string>,
+    filter: ConversationFilter,
   ): Promise<Conversation[]> {
-    const { text, values } = this.#q.listConversationsById(userId, page.after, page.take);
-    const rows = await this.#laggingRows(text, values);
-    return rows.map((r) => toConversation(r, this.#tables.conversations));
+    return this.#laggingIo.conversations(
+      this.#q.listConversationsById(userId, page.after, page.take, filter),
+    );
   }
 
   protected async _deleteConversation(id: string): Promise<boolean> {
-    const result = await this.#runner.write(this.#q.deleteConversation, [encodeText(id)]);
-    return (result.rowCount ?? 0) > 0;
+    return (await this.#io.changed(stmt(this.#q.deleteConversation, [encodeText(id)]))) > 0;
   }
 
   protected async _storeMessages(
     messages: Message[],
     options: StoreMessagesOptions,
   ): Promise<Message[]> {
-    // Until the ownership rules are enforced here (capabilities.tenants), creating the session's
-    // conversation is a statement of its own, before the batch.
     const ensure = options.ensureConversation;
-    if (ensure) {
-      await this.#runner.write(this.#q.insertConversationIfMissing, conversationParams(ensure));
-    }
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
-    if (messages.length === 1) {
-      await this.#runner.write(this.#q.putMessage, [messageParam(messages[0]!)]);
-    } else {
-      await this.#runner.write(this.#q.putMessages, [messageBatchParam(messages)]);
-    }
-    // The batch is stored exactly as given (the codec is lossless); reading it back would cost
-    // a second round trip for identical data.
-    return messages;
+    // A session write creates its conversation in the same statement (one round trip).
+    const [row] = await this.#io.written(
+      messages.length === 1 && !ensure
+        ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
+        : stmt(this.#q.putMessages, [
+            messageBatchParam(messages),
+            ensure ? toJsonParam(ensure) : null,
+          ]),
+    );
+    // The batch is stored as given (the codec is lossless) but for what the function reports:
+    // the conversation's tenant and cleared stale embeddings. Reading it back would cost a
+    // second round trip for nearly identical data.
+    return asStored(messages, row?.stored as StoredFacts);
+  }
+
+  protected override _softDeleteConversation(id: string, at: number): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.softDeleteConversation, [encodeText(id), at]));
+  }
+
+  protected override _restoreConversation(id: string): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.restoreConversation, [encodeText(id)]));
+  }
+
+  protected override _softDeleteMessage(id: string, at: number): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.softDeleteMessage, [encodeText(id), at]));
+  }
+
+  protected override _restoreMessage(id: string): Promise<boolean> {
+    return this.#io.done(stmt(this.#q.restoreMessage, [encodeText(id)]));
+  }
+
+  protected override _purgeDeleted(before: number, scope: Scope): Promise<DeletedCounts> {
+    return this.#io.counts(
+      stmt(this.#q.purgeDeleted, [
+        before,
+        encodeNullable(scope.userId ?? null),
+        encodeNullable(scope.tenantId ?? null),
+      ]),
+    );
   }
 
   protected async _deleteMessage(id: string): Promise<boolean> {
-    const result = await this.#runner.write(this.#q.deleteMessage, [encodeText(id)]);
-    return (result.rowCount ?? 0) > 0;
+    return (await this.#io.changed(stmt(this.#q.deleteMessage, [encodeText(id)]))) > 0;
   }
 
-  protected async _getMessage(id: string): Promise<Message | null> {
-    const [row] = await this.#rows(this.#q.readMessage, [encodeText(id)]);
-    return row ? toMessage(row, this.#tables.messages) : null;
+  protected async _getMessage(id: string, options: ReadRequest): Promise<Message | null> {
+    const read = stmt(this.#q.readMessage, [encodeText(id), options.includeDeleted]);
+    return this.#io.message((await this.#io.rows(read))[0]);
   }
 
   protected async _flagMessage(id: string, flagged: boolean): Promise<Message | null> {
-    const [row] = await this.#written(this.#q.flagMessage, [encodeText(id), flagged]);
-    return row ? toMessage(row, this.#tables.messages) : null;
+    const write = stmt(this.#q.flagMessage, [encodeText(id), flagged]);
+    return this.#io.message((await this.#io.written(write))[0]);
   }
 
-  protected async _getMessagesByConversationId(
+  protected _getMessagesByConversationId(
     conversationId: string,
     page: PageRequest<MessageKey>,
+    options: ReadRequest,
   ): Promise<SequencedMessage[]> {
-    const { text, values } = this.#q.listMessages(conversationId, page.after, page.take);
-    const rows = await this.#rows(text, values);
-    return rows.map((r) => toSequencedMessage(r, this.#tables.messages));
+    return this.#io.sequencedMessages(
+      this.#q.listMessages(conversationId, page.after, page.take, options.includeDeleted),
+    );
   }
 
-  protected async _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
-    const rows = await this.#rows(this.#q.immediateContext, [encodeText(conversationId), n]);
-    return rows.map((r) => toMessage(r, this.#tables.messages));
+  protected _getImmediateContext(conversationId: string, n: number): Promise<Message[]> {
+    return this.#io.messages(stmt(this.#q.immediateContext, [encodeText(conversationId), n]));
   }
 
   protected async _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace> {
-    const [row] = await this.#written(this.#q.upsertTrace, traceParams(trace));
+    const [row] = await this.#io.written(stmt(this.#q.upsertTrace, traceParams(trace)));
     const found = row?.message_conversation_id as string | null | undefined;
-    if (Number(row?.written) === 1) return trace;
+    if (Number(row?.written) === 1) {
+      return {
+        ...trace,
+        userId: decodeNullable(row!.stored_user_id as string | null),
+        tenantId: decodeNullable(row!.stored_tenant_id as string | null),
+      };
+    }
     const why =
       found === null || found === undefined
         ? `message ${JSON.stringify(trace.messageId)} does not exist`
@@ -260,45 +287,47 @@ export class PostgresMessageStore extends MessageStore {
     throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
   }
 
-  protected async _getTurnTraceByMessageId(messageId: string): Promise<TurnTrace | null> {
-    const [row] = await this.#rows(this.#q.readTraceByMessage, [encodeText(messageId)]);
-    return row ? toTurnTrace(row, this.#tables.traces) : null;
+  protected async _getTurnTraceByMessageId(
+    messageId: string,
+    options: ReadRequest,
+  ): Promise<TurnTrace | null> {
+    const read = stmt(this.#q.readTraceByMessage, [encodeText(messageId), options.includeDeleted]);
+    return this.#io.trace((await this.#io.rows(read))[0]);
   }
 
-  protected async _queryTurnTraces(
+  protected _queryTurnTraces(
     filter: TurnTraceFilter,
     page: PageRequest<TraceKey>,
   ): Promise<TurnTrace[]> {
-    const { text, values } = this.#q.listTraces(filter, page.after, page.take);
-    const rows = await this.#laggingRows(text, values);
-    return rows.map((r) => toTurnTrace(r, this.#tables.traces));
+    return this.#laggingIo.traces(this.#q.listTraces(filter, page.after, page.take));
   }
 
   protected async _summarizeUsage(query: UsageQuery): Promise<UsageBucket[]> {
     const bucketMs = query.bucket === "hour" ? HOUR_MS : DAY_MS;
-    const { text, values } = this.#q.usage({ ...query, bucketMs });
-    const rows = await this.#laggingRows(text, values);
+    const rows = await this.#laggingIo.rows(this.#q.usage({ ...query, bucketMs }));
     return finalizeUsage(rows.map(toUsageSums));
   }
 
-  protected async _deleteUserData(userId: string): Promise<DeletedCounts> {
-    const [row] = await this.#written(this.#q.deleteUserData, [encodeText(userId)]);
-    return {
-      conversations: Number(row?.deleted_conversations ?? 0),
-      messages: Number(row?.deleted_messages ?? 0),
-      turnTraces: Number(row?.deleted_turn_traces ?? 0),
-    };
+  protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
+    return this.#io.counts(
+      stmt(this.#q.deleteUserData, [encodeText(userId), encodeNullable(filter.tenantId ?? null)]),
+    );
   }
 
-  protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
-    const { text, values } = this.#q.search(query);
-    const rows = await this.#laggingRows(text, values);
-    return rows.map(({ score, ...row }) => {
-      const message = toMessage(row, this.#tables.messages);
-      // Rows PostgreSQL could not score (see `search` in queries.ts) are scored here.
-      const scored = score ?? cosineSimilarity(query.embedding, message.embedding ?? []);
-      return { message, score: scored as number };
-    });
+  protected override _listPendingEmbeddings(
+    filter: PendingEmbeddingsFilter,
+    page: PageRequest<string>,
+  ): Promise<Message[]> {
+    return this.#io.messages(this.#q.listPending(filter, page.after, page.take));
+  }
+
+  protected override _setEmbeddings(updates: EmbeddingUpdate[]): Promise<number> {
+    return this.#io.changed(stmt(this.#q.setEmbeddings, [toJsonParam(updates)]));
+  }
+
+  protected override _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
+    const search = this.#vector ? this.#q.vectorSearch(query) : this.#q.search(query);
+    return this.#laggingIo.hits(search, query.embedding);
   }
 
   protected async _close(): Promise<void> {

@@ -3,6 +3,7 @@ import {
   type ConversationRecord,
   ConversationSchema,
   CorruptDataError,
+  type DeletedCounts,
   type Message,
   MessageSchema,
   type TurnTrace,
@@ -157,5 +158,34 @@ export function toUsageSums(row: Row): UsageSums {
     latencySumMs: Number(row.latency_sum_ms),
     maxLatencyMs: Number(row.max_latency_ms),
     turnsWithErrors: Number(row.turns_with_errors),
+  };
+}
+
+/** What the message functions report per stored row: `[id, tenantId, embedding is null]`. */
+export type StoredFacts = readonly (readonly [string, string | null, boolean])[];
+
+/**
+ * The batch as stored: each message with its conversation's `tenantId` and, where the function
+ * cleared a stale embedding, `embedding: null`. Returns the same object where nothing differs.
+ */
+export function asStored(batch: readonly Message[], facts: StoredFacts | undefined): Message[] {
+  const byId = new Map<string, readonly [string, string | null, boolean]>();
+  for (const f of facts ?? []) byId.set(f[0], f);
+  return batch.map((m) => {
+    const f = byId.get(m.id);
+    if (!f) return m;
+    const cleared = f[2] && m.embedding !== null;
+    return m.tenantId === f[1] && !cleared
+      ? m
+      : { ...m, tenantId: f[1], embedding: cleared ? null : m.embedding };
+  });
+}
+
+/** A bulk delete's counts row as core's counts. */
+export function toDeletedCounts(row: Row | undefined): DeletedCounts {
+  return {
+    conversations: Number(row?.deleted_conversations ?? 0),
+    messages: Number(row?.deleted_messages ?? 0),
+    turnTraces: Number(row?.deleted_turn_traces ?? 0),
   };
 }

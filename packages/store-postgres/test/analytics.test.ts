@@ -40,9 +40,13 @@ describe("turn traces", () => {
     await expect(store.storeTurnTrace(trace("t2", "m1", "c1"))).rejects.toBeInstanceOf(
       IntegrityError,
     );
-    const changed = await store.storeTurnTrace(trace("t1", "m2", "c1", { totalTokens: 7 }));
-    expect(await store.getTurnTraceByMessageId("m2")).toEqual(changed);
-    expect(await store.getTurnTraceByMessageId("m1")).toBeNull();
+    const changed = await store.storeTurnTrace(trace("t1", "m1", "c1", { totalTokens: 7 }));
+    expect(await store.getTurnTraceByMessageId("m1")).toEqual(changed);
+    // A trace never moves to another message.
+    await expect(store.storeTurnTrace(trace("t1", "m2", "c1"))).rejects.toBeInstanceOf(
+      IntegrityError,
+    );
+    expect(await store.getTurnTraceByMessageId("m2")).toBeNull();
     expect(await store.getTurnTraceByMessageId("zzz")).toBeNull();
   });
 
@@ -104,14 +108,20 @@ describe("usage and corruption", () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    await store.storeConversation(conversation("c1"));
+    // A trace's userId is its conversation's (or null, filled): one conversation per user.
+    await store.storeConversation(conversation("c-u0", "u0"));
+    await store.storeConversation(conversation("c-u1", "u1"));
     const n = 300;
-    await store.storeMessages(Array.from({ length: n }, (_, i) => message(`m${i}`, "c1", i)));
+    await store.storeMessages(
+      Array.from({ length: n }, (_, i) =>
+        message(`m${i}`, `c-u${i % 2}`, i, { userId: `u${i % 2}` }),
+      ),
+    );
     const traces: TurnTrace[] = [];
     for (let i = 0; i < n; i++) {
       traces.push(
         await store.storeTurnTrace(
-          trace(`t${i}`, `m${i}`, "c1", {
+          trace(`t${i}`, `m${i}`, `c-u${i % 2}`, {
             agentId: `agent-${i % 3}`,
             userId: i % 4 ? `u${i % 2}` : null,
             timestamp: Math.floor(random() * 5 * 86_400_000),
@@ -173,7 +183,7 @@ describe("erasure and search", () => {
     await store.storeMessages([
       message("m1", "c1", 1),
       message("m2", "c2", 1),
-      message("m3", "c3", 1),
+      message("m3", "c3", 1, { userId: "u2" }),
     ]);
     await store.storeTurnTrace(trace("t1", "m1", "c1"));
     await store.storeTurnTrace(trace("t3", "m3", "c3"));

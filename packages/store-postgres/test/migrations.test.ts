@@ -42,7 +42,14 @@ function loggingPool(url: string, log: string[]): pg.Pool {
 
 /** Replaces `ms_put_message` by a function that always fails, as an older package's would differ. */
 const BROKEN_PUT_MESSAGE = `CREATE OR REPLACE FUNCTION public.ms_put_message(p_message jsonb)
-RETURNS void LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale definition'; END $$`;
+RETURNS jsonb LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale definition'; END $$`;
+
+/** What a schema at the newest version records: the functions' checksum on the newest row. */
+const EVERY_VERSION = () =>
+  MIGRATIONS.map((m) => ({
+    version: m.version,
+    checksum: m.version === LATEST_VERSION ? functionsChecksum() : null,
+  }));
 
 const prosrc = (url: string) =>
   withClient(url, async (c) => {
@@ -62,7 +69,7 @@ describe("migrations", () => {
   it("record every version with the checksum of the functions installed", async () => {
     const url = await freshDatabase();
     await (await openStore(url)).close();
-    expect(await recorded(url)).toEqual([{ version: 1, checksum: functionsChecksum() }]);
+    expect(await recorded(url)).toEqual(EVERY_VERSION());
     expect(functionsChecksum()).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
@@ -111,7 +118,10 @@ describe("migrations", () => {
     expect(await store.getMessage("m1")).not.toBeNull();
     await store.close();
     expect(await prosrc(url)).toBe(derived);
-    expect(await recorded(url)).toEqual([{ version: 1, checksum: functionsChecksum() }]);
+    // The checksum goes on the newest row; the older rows keep what they had.
+    expect(await recorded(url)).toEqual(
+      EVERY_VERSION().map((r) => (r.checksum === null ? { ...r, checksum: "sha256:older" } : r)),
+    );
   });
 
   it("re-install changed functions once when several processes open at the same time", async () => {
@@ -143,11 +153,47 @@ describe("migrations", () => {
     await Promise.all(pools.map((p) => p.end()));
     expect(log.filter((t) => t.includes("CREATE OR REPLACE FUNCTION"))).toHaveLength(1);
     expect(log.filter((t) => t.includes("pg_advisory_xact_lock"))).toHaveLength(4);
-    expect(await recorded(url)).toEqual([{ version: 1, checksum: functionsChecksum() }]);
+    expect(await recorded(url)).toEqual(EVERY_VERSION());
     const store = await openStore(url);
     await store.storeConversation(conversation("c1"));
     await store.storeMessage(message("m1", "c1", 1));
     await store.close();
+  });
+
+  it("upgrade a version-1 database: data kept, search columns filled, old overloads dropped", async () => {
+    const url = await freshDatabase();
+    // The schema as version 1 left it, with a function of a version-1 signature beside it.
+    const v1: SchemaPlan = {
+      migrations: [MIGRATIONS[0]!],
+      functions: { sql: () => "SELECT 1", checksum: "sha256:v1" },
+    };
+    const pool = new pg.Pool({ connectionString: url });
+    await applySchema(pool, "public", v1);
+    await pool.end();
+    await withClient(url, async (c) => {
+      await c.query(`CREATE FUNCTION public.ms_put_messages(p_batch jsonb) RETURNS void
+        LANGUAGE sql AS 'SELECT NULL'`);
+      await c.query(`INSERT INTO conversations (id, user_id, created_at, updated_at)
+        VALUES ('c1', 'u1', 1, 1)`);
+      await c.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content,
+        "timestamp", embedding) VALUES ('m1', 'c1', 'u1', 'user', 'hi', 5, '{1,0,0}'),
+        ('m2', 'c1', 'u1', 'user', 'ho', 6, '{0,1,0}')`);
+    });
+    const store = await openStore(url);
+    expect(await recorded(url)).toEqual([
+      { version: 1, checksum: "sha256:v1" },
+      ...EVERY_VERSION().slice(1),
+    ]);
+    const hits = await store.searchMessages({ embedding: [1, 0.1, 0], userId: "u1", limit: 1 });
+    expect(hits.map((h) => h.message.id)).toEqual(["m1"]);
+    expect(await store.softDeleteMessage("m1")).toBe(true);
+    expect((await store.getMessagesByConversationId("c1")).items.map((m) => m.id)).toEqual(["m2"]);
+    await store.close();
+    const { rows } = await withClient(url, (c) =>
+      c.query(`SELECT oid::regprocedure::text AS f FROM pg_proc
+                WHERE proname = 'ms_put_messages' ORDER BY 1`),
+    );
+    expect(rows).toEqual([{ f: "ms_put_messages(jsonb,jsonb)" }]);
   });
 
   it("run once when several processes open a fresh database at the same time", async () => {
@@ -156,12 +202,7 @@ describe("migrations", () => {
     await stores[0]!.storeConversation(conversation("c1"));
     expect(await stores[3]!.getConversation("c1")).not.toBeNull();
     await Promise.all(stores.map((s) => s.close()));
-    expect(await recorded(url)).toEqual(
-      MIGRATIONS.map((m) => ({
-        version: m.version,
-        checksum: m.version === LATEST_VERSION ? functionsChecksum() : null,
-      })),
-    );
+    expect(await recorded(url)).toEqual(EVERY_VERSION());
   });
 
   it("apply a later version's step once, keeping the data, and record the functions on it", async () => {

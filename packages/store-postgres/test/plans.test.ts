@@ -21,6 +21,8 @@ interface PlanNode {
 
 const db = useDatabase("ms_pg_plans");
 const q = createQueries("public");
+/** The default list filter: live conversations of every tenant. */
+const LIVE = { includeDeleted: false };
 let store: PostgresMessageStore;
 let client: pg.Client;
 
@@ -44,8 +46,10 @@ beforeAll(async () => {
   store = await openStore(db.url());
   client = new pg.Client({ connectionString: db.url() });
   await client.connect();
-  await client.query(`INSERT INTO conversations (id, user_id, created_at, updated_at)
-    SELECT 'conv-' || i, 'user-' || (i % 30), i, i FROM generate_series(1, 60000) AS i`);
+  // Tenants: one per five users, so a tenant holds 6 users' data.
+  await client.query(`INSERT INTO conversations (id, user_id, tenant_id, created_at, updated_at)
+    SELECT 'conv-' || i, 'user-' || (i % 30), 'tenant-' || (i % 30 % 5), i, i
+      FROM generate_series(1, 60000) AS i`);
   await client.query(`INSERT INTO conversations (id, user_id, created_at, updated_at)
     VALUES ('big', 'user-big', 0, 0)`);
   // 200k messages in one conversation, 1 in 50 flagged, many timestamp ties.
@@ -53,13 +57,17 @@ beforeAll(async () => {
       "timestamp", is_flagged)
     SELECT 'big-' || i, 'big', 'user-big', 'user', 'message ' || i, i / 3, i % 50 = 0
       FROM generate_series(1, 200000) AS i ORDER BY i`);
-  await client.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content, "timestamp")
-    SELECT 'msg-' || i, 'conv-' || (i % 60000 + 1), 'user-' || (i % 30), 'assistant', 'x', i
+  // Every message but 1 in 100 embedded (3 dimensions: plans, not speed, are under test).
+  await client.query(`INSERT INTO messages (id, conversation_id, user_id, tenant_id, role,
+      original_content, "timestamp", embedding)
+    SELECT 'msg-' || i, 'conv-' || (i % 60000 + 1), 'user-' || ((i + 1) % 30),
+           'tenant-' || ((i + 1) % 30 % 5), 'assistant', 'x', i,
+           CASE WHEN i % 100 <> 0 THEN ARRAY[i % 7, i % 11, 1]::float8[] END
       FROM generate_series(1, 40000) AS i`);
   await client.query(`INSERT INTO turn_traces (id, message_id, conversation_id, agent_id, user_id,
-      "timestamp", total_tokens, total_latency_ms, llm_calls, tool_traces, errors)
+      tenant_id, "timestamp", total_tokens, total_latency_ms, llm_calls, tool_traces, errors)
     SELECT 'trace-' || i, 'msg-' || i, 'conv-' || (i % 60000 + 1), 'agent-' || (i % 40),
-           'user-' || (i % 30), i, i % 5000, 10,
+           'user-' || ((i + 1) % 30), 'tenant-' || ((i + 1) % 30 % 5), i, i % 5000, 10,
            jsonb_build_array(jsonb_build_object('model', CASE WHEN i % 4000 = 0 THEN 'rare-model' ELSE 'common' END,
              'purpose', 'agent_loop', 'promptTokens', 1, 'completionTokens', 1, 'latencyMs', 1)),
            jsonb_build_array(jsonb_build_object('toolName', CASE WHEN i % 3000 = 0 THEN 'rare_tool' ELSE 'search' END)),
@@ -100,7 +108,7 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("a transcript page seeks into idx_msg_conv with the (timestamp, seq) row comparison", async () => {
     const plan = await explain(
-      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101),
+      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101, false),
     );
     expect(plan["Node Type"]).toBe("Limit");
     const scan = plan.Plans![0]!;
@@ -111,9 +119,9 @@ describe("EXPLAIN of the hot queries", () => {
   });
 
   it("a user's conversations come from idx_conv_user_activity without a sort", async () => {
-    const first = await explain(q.listConversations("user-7", null, 21));
+    const first = await explain(q.listConversations("user-7", null, 21, LIVE));
     const next = await explain(
-      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21),
+      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21, LIVE),
     );
     for (const plan of [first, next]) {
       expect(usesIndex(plan, "idx_conv_user_activity")).toBe(true);
@@ -155,8 +163,53 @@ describe("EXPLAIN of the hot queries", () => {
     expect(hits.items).toHaveLength(13);
   });
 
+  it("a user's or tenant's search reads only their rows, through idx_msg_user / idx_msg_tenant", async () => {
+    const search = { embedding: [1, 2, 3], includeDeleted: false, limit: 10 };
+    const byUser = await explain(q.search({ ...search, userId: "user-7" }));
+    expect(usesIndex(byUser, "idx_msg_user")).toBe(true);
+    expect(nodes(byUser).some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
+    const byTenant = await explain(q.search({ ...search, tenantId: "tenant-2" }));
+    expect(usesIndex(byTenant, "idx_msg_tenant")).toBe(true);
+    const both = await explain(q.search({ ...search, tenantId: "tenant-2", userId: "user-7" }));
+    expect(nodes(both).some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
+    const hits = await store.searchMessages({ embedding: [1, 2, 3], userId: "user-7" });
+    expect(hits.map((h) => h.message.userId)).toEqual(Array(10).fill("user-7"));
+  });
+
+  it("tenant-scoped lists and trace queries are index scans without a sort", async () => {
+    const conversations = await explain(
+      q.listConversationsById(null, "conv-100", 21, {
+        tenantId: "tenant-3",
+        includeDeleted: false,
+      }),
+    );
+    expect(usesIndex(conversations, "idx_conv_tenant")).toBe(true);
+    expect(nodes(conversations).some((n) => n["Node Type"] === "Sort")).toBe(false);
+    const byUser = await explain(
+      q.listTraces({ userId: "user-4", includeDeleted: false }, null, 21),
+    );
+    expect(usesIndex(byUser, "idx_tt_user")).toBe(true);
+    expect(nodes(byUser).some((n) => n["Node Type"] === "Sort")).toBe(false);
+    const byTenant = await explain(
+      q.listTraces({ tenantId: "tenant-1", includeDeleted: false }, null, 21),
+    );
+    // A fifth of all traces: walking idx_tt_time (newest first) and filtering is as good a plan.
+    expect(usesIndex(byTenant, "idx_tt_tenant") || usesIndex(byTenant, "idx_tt_time")).toBe(true);
+    expect(nodes(byTenant).some((n) => /Sort|Seq Scan/.test(n["Node Type"]))).toBe(false);
+  });
+
+  it("the embedding queue pages through idx_msg_pending", async () => {
+    const pending = { roles: ["user" as const, "assistant" as const], includeFlagged: false };
+    const plan = await explain(q.listPending(pending, "msg-1", 50));
+    expect(usesIndex(plan, "idx_msg_pending")).toBe(true);
+    expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
+  });
+
   it("a trace by message id uses the unique index", async () => {
-    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.readTraceByMessage}`, ["msg-5"]);
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.readTraceByMessage}`, [
+      "msg-5",
+      false,
+    ]);
     expect(usesIndex(rows[0]["QUERY PLAN"][0].Plan, "turn_traces_message_id_key")).toBe(true);
   });
 });

@@ -84,17 +84,33 @@ describe("schema", () => {
     expect(idx.idx_msg_flagged).toMatch(/WHERE is_flagged/);
     expect(idx.idx_conv_user_activity).toMatch(/\(user_id, last_activity_at DESC, id\)/);
     expect(idx.turn_traces_message_id_key).toMatch(/UNIQUE INDEX .* \(message_id\)/);
+    expect(idx.idx_msg_user).toMatch(/\(user_id, conversation_id\)/);
+    expect(idx.idx_msg_tenant).toMatch(/\(tenant_id, user_id\) WHERE \(tenant_id IS NOT NULL\)/);
+    expect(idx.idx_msg_pending).toMatch(
+      /\(id\) WHERE \(\(embedding IS NULL\) AND \(deleted_at IS NULL\)\)/,
+    );
+    expect(idx.idx_conv_tenant).toMatch(/\(tenant_id, id\) WHERE \(tenant_id IS NOT NULL\)/);
+    expect(idx.idx_tt_user).toMatch(/\(user_id, "timestamp" DESC, id DESC\)/);
     expect(Object.keys(idx).sort()).toEqual([
       "conversations_pkey",
+      "idx_conv_deleted",
+      "idx_conv_tenant",
       "idx_conv_user_activity",
       "idx_msg_conv",
+      "idx_msg_deleted",
       "idx_msg_flagged",
+      "idx_msg_pending",
+      "idx_msg_tenant",
+      "idx_msg_user",
       "idx_tt_agent_time",
       "idx_tt_conv",
+      "idx_tt_deleted",
       "idx_tt_errors_gin",
       "idx_tt_llm_gin",
+      "idx_tt_tenant",
       "idx_tt_time",
       "idx_tt_tool_gin",
+      "idx_tt_user",
       "message_store_migrations_pkey",
       "messages_pkey",
       "turn_traces_message_id_key",
@@ -103,10 +119,15 @@ describe("schema", () => {
     const generated = await withClient(url, (c) =>
       c.query(
         `SELECT column_name, generation_expression FROM information_schema.columns
-          WHERE table_schema = 'public' AND is_generated = 'ALWAYS'`,
+          WHERE table_schema = 'public' AND is_generated = 'ALWAYS' ORDER BY column_name`,
       ),
     );
     expect(generated.rows).toEqual([
+      { column_name: "embedding_dims", generation_expression: "cardinality(embedding)" },
+      {
+        column_name: "embedding_norm",
+        generation_expression: expect.stringMatching(/ms_squared_norm\(embedding\)/),
+      },
       {
         column_name: "last_activity_at",
         generation_expression: expect.stringMatching(/GREATEST\(updated_at, COALESCE/),

@@ -28,6 +28,7 @@ export {
   pgbouncerBinary,
   startPgBouncer,
 } from "./pgbouncer.js";
+export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
 export { TcpProxy } from "./tcp-proxy.js";

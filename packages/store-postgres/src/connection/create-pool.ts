@@ -1,7 +1,6 @@
 import pg from "pg";
-import { callTimeouts, type ResolvedPostgresConfig } from "../config.js";
+import { callTimeouts, type ReplicaFallback, type ResolvedPostgresConfig } from "../config.js";
 import { END_GRACE_MS } from "./backend-reaper.js";
-import type { ReplicaFallback } from "./lagging-reads.js";
 import { within } from "./timing.js";
 
 /** The `application_name` of the store's own connections, as `pg_stat_activity` shows it. */

@@ -1,10 +1,8 @@
 import { ConnectionError } from "@message-store/core";
 import type pg from "pg";
+import type { ReplicaFallback } from "../config.js";
 import { toStoreError } from "../errors.js";
 import type { StatementRunner } from "./statement-runner.js";
-
-/** What a read does when the replica cannot answer: ask the primary, or reject. */
-export type ReplicaFallback = "primary" | "error";
 
 /** SQLSTATE of a standby query cancelled by a conflict with WAL replay. */
 const RECOVERY_CONFLICT = "40001";

@@ -2,6 +2,7 @@ import { ConnectionError } from "@message-store/core";
 import pg from "pg";
 import { columnTypes } from "../column-types.js";
 import { isConnectionFailure, toStoreError } from "../errors.js";
+import { clientClassOf } from "../store-options.js";
 import { BackendReaper, type Retiree } from "./backend-reaper.js";
 import { sendCancelRequest } from "./cancel-request.js";
 import { DeferredCommitQuery } from "./deferred-commit-query.js";
@@ -208,10 +209,4 @@ export function runnerOn(
     queryTimeoutMs,
     new BackendReaper(clientClassOf(pool), pooler ? null : options),
   );
-}
-
-/** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
-function clientClassOf(pool: pg.Pool): typeof pg.Client {
-  const Client = (pool as { Client?: unknown }).Client;
-  return typeof Client === "function" ? (Client as typeof pg.Client) : pg.Client;
 }

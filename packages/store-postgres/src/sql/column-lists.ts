@@ -46,11 +46,21 @@ export function selectList(fields: readonly StoredField[], indent = "  "): strin
   );
 }
 
-/** `"user_id" = EXCLUDED."user_id", …`: an upsert's SET list, every column but the key `id`. */
-export function setList(fields: readonly StoredField[], indent = "  "): string {
+/**
+ * `"user_id" = EXCLUDED."user_id", …`: an upsert's SET list, every column but the key `id`;
+ * `overrides` gives another expression for some columns (by column name).
+ */
+export function setList(
+  fields: readonly StoredField[],
+  indent = "  ",
+  overrides: Readonly<Record<string, string>> = {},
+): string {
   const set = fields
     .filter((f) => f.column.name !== "id")
-    .map((f) => `${quoteIdent(f.column.name)} = EXCLUDED.${quoteIdent(f.column.name)}`);
+    .map(
+      (f) =>
+        `${quoteIdent(f.column.name)} = ${overrides[f.column.name] ?? `EXCLUDED.${quoteIdent(f.column.name)}`}`,
+    );
   return wrap(set, indent);
 }
 
@@ -73,14 +83,18 @@ export function fieldNames(fields: readonly StoredField[], indent = "  "): strin
   );
 }
 
-/** `x."id", x."conversationId", …`: the fields of such a record, in order. */
+/**
+ * `x."id", x."conversationId", …`: the fields of such a record, in order; `overrides` gives
+ * another expression for some fields (by model key).
+ */
 export function recordFields(
   fields: readonly StoredField[],
   record: string,
   indent = "  ",
+  overrides: Readonly<Record<string, string>> = {},
 ): string {
   return wrap(
-    fields.map((f) => `${record}.${quoteIdent(f.key)}`),
+    fields.map((f) => overrides[f.key] ?? `${record}.${quoteIdent(f.key)}`),
     indent,
   );
 }
@@ -93,9 +107,16 @@ export function parameterDefinitions(fields: readonly StoredField[], indent = " 
   );
 }
 
-/** `p_id, p_message_id, …`: those parameters, in order. */
-export function parameterNames(fields: readonly StoredField[], indent = "  "): string {
-  return wrap(fields.map(parameterName), indent);
+/** `p_id, p_message_id, …`: those parameters, in order (`overrides` by column name). */
+export function parameterNames(
+  fields: readonly StoredField[],
+  indent = "  ",
+  overrides: Readonly<Record<string, string>> = {},
+): string {
+  return wrap(
+    fields.map((f) => overrides[f.column.name] ?? parameterName(f)),
+    indent,
+  );
 }
 
 /** `$1::text, $2::text, …`: statement placeholders typed as the columns. */

@@ -29,6 +29,7 @@ export interface Codec {
   readonly type:
     | "text"
     | "bigint"
+    | "integer"
     | "double precision"
     | "boolean"
     | "jsonb"
@@ -161,7 +162,12 @@ export const TURN_TRACE_COLUMNS = {
 /** Columns the store keeps beside the model's, by table. */
 export const STORE_COLUMNS = {
   conversations: [column("last_message_at", nullableBigint)],
-  messages: [column("seq", bigint)],
+  messages: [
+    column("seq", bigint),
+    // Generated from `embedding` (migration 2), for search.
+    column("embedding_dims", { type: "integer", nullable: true }),
+    column("embedding_norm", { type: "double precision", nullable: true }),
+  ],
   turn_traces: [],
 } as const satisfies Record<string, readonly Column[]>;
 

@@ -8,7 +8,10 @@ import {
   recordFields,
   setList,
 } from "./column-lists.js";
-import { MESSAGE, TURN_TRACE } from "./columns.js";
+import { CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
+import { quoteLiteral } from "./quote.js";
+import { raiseRule, SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./sqlstates.js";
 
 /**
  * The SQL functions behind the writes that need more than one statement's worth of logic but
@@ -23,22 +26,53 @@ import { MESSAGE, TURN_TRACE } from "./columns.js";
  * are read with `jsonb_to_record(set)` keyed by the model's field names.
  */
 
-/** SQLSTATE raised when a message names a conversation that does not exist. */
-export const SQLSTATE_MISSING_CONVERSATION = "MS001";
-/** SQLSTATE raised when an upsert would move a message to another conversation. */
-export const SQLSTATE_MOVED_MESSAGE = "MS002";
+/** Which rule a message `x` of conversation `c` (with its stored version `m`) breaks, or NULL. */
+function messageRule(x: string, c: string, m: string): string {
+  return `CASE
+    WHEN ${x}."userId" <> ${c}.user_id THEN 'message_user'
+    WHEN ${x}."tenantId" IS NOT NULL AND ${x}."tenantId" IS DISTINCT FROM ${c}.tenant_id
+      THEN 'message_tenant'
+    WHEN ${m}.id IS NOT NULL AND ${m}.conversation_id = ${x}."conversationId"
+         AND ${m}.deleted_at IS DISTINCT FROM ${x}."deletedAt" THEN 'message_deleted_at'
+    WHEN ${m}.id IS NULL AND ${c}.deleted_at IS NOT NULL AND ${x}."deletedAt" IS NULL
+      THEN 'conversation_deleted'
+  END`;
+}
+const MESSAGE_RULE = messageRule("x", "c", "m");
 
-/** `ms_put_messages(jsonb)`: a batch, all or nothing, `seq` drawn in array order. */
+/**
+ * An upsert passing back the stored embedding while the text changed stores `NULL` (stale,
+ * pending again); the tenant is the conversation's.
+ */
+const MESSAGE_SET = {
+  embedding: `CASE WHEN m.original_content IS DISTINCT FROM EXCLUDED.original_content
+      AND m.embedding = EXCLUDED.embedding THEN NULL ELSE EXCLUDED.embedding END`,
+};
+
+/**
+ * `ms_put_messages(batch jsonb, ensure jsonb)`: a batch, all or nothing, `seq` drawn in array
+ * order; `ensure` (or NULL) is a conversation created first unless it exists. Resolves to
+ * `[[id, tenantId, embedding is null], …]` as stored.
+ */
 function putMessages(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb) RETURNS void
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_ensure jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $fn$
 DECLARE
   conv_ids text[];
   conv_ts bigint[];
   locked bigint;
   written bigint;
+  stored jsonb;
   bad record;
 BEGIN
+  IF p_ensure IS NOT NULL THEN
+    INSERT INTO ${s}.conversations (
+      ${columnList(CONVERSATION_WRITE, "", "      ")})
+    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
+      FROM jsonb_to_record(p_ensure) AS x(
+           ${recordDefinition(CONVERSATION_WRITE, "           ")})
+    ON CONFLICT (id) DO NOTHING;
+  END IF;
   SELECT array_agg(g.conversation_id ORDER BY g.conversation_id COLLATE "C"),
          array_agg(g.ts ORDER BY g.conversation_id COLLATE "C")
     INTO conv_ids, conv_ts
@@ -46,7 +80,8 @@ BEGIN
             FROM jsonb_to_recordset(p_batch) AS x("conversationId" text, "timestamp" bigint)
            GROUP BY x."conversationId") g;
   -- Lock the conversations in one order, so concurrent batches queue instead of deadlocking;
-  -- the lock also keeps them from being deleted before this statement ends.
+  -- the lock also keeps them from being deleted, soft-deleted or restored before this ends, so
+  -- the rules checked below still hold when the rows are written.
   SELECT count(*) INTO locked FROM (
     SELECT 1 FROM ${s}.conversations c WHERE c.id = ANY (conv_ids) ORDER BY c.id FOR NO KEY UPDATE
   ) l;
@@ -58,18 +93,33 @@ BEGIN
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;
   END IF;
-  INSERT INTO ${s}.messages AS m (
-    ${columnList(MESSAGE, "", "    ")})
-  SELECT ${recordFields(MESSAGE, "x", "         ")}
-    FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
-           ${recordDefinition(MESSAGE, "           ")}))
-         WITH ORDINALITY AS x(
-           ${fieldNames(MESSAGE, "           ")}, ord)
-   ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
-  ON CONFLICT (id) DO UPDATE SET
-    ${setList(MESSAGE, "    ")}
-  WHERE m.conversation_id = EXCLUDED.conversation_id;
-  GET DIAGNOSTICS written = ROW_COUNT;
+  SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
+    FROM jsonb_to_recordset(p_batch)
+         AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
+    JOIN ${s}.conversations c ON c.id = x."conversationId"
+    LEFT JOIN ${s}.messages m ON m.id = x.id
+   WHERE ${MESSAGE_RULE} IS NOT NULL
+   LIMIT 1;
+  IF FOUND THEN
+    ${raiseRule("bad.rule", { message: "bad.id", conversation: "bad.conversation_id" })}
+  END IF;
+  WITH w AS (
+    INSERT INTO ${s}.messages AS m (
+      ${columnList(MESSAGE, "", "      ")})
+    SELECT ${recordFields(MESSAGE, "x", "           ", { tenantId: "c.tenant_id" })}
+      FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
+             ${recordDefinition(MESSAGE, "             ")}))
+           WITH ORDINALITY AS x(
+             ${fieldNames(MESSAGE, "             ")}, ord)
+      JOIN ${s}.conversations c ON c.id = x."conversationId"
+     ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
+    ON CONFLICT (id) DO UPDATE SET
+      ${setList(MESSAGE, "      ", MESSAGE_SET)}
+    WHERE m.conversation_id = EXCLUDED.conversation_id
+    RETURNING m.id, m.tenant_id, m.embedding IS NULL AS no_embedding
+  )
+  SELECT count(*), coalesce(jsonb_agg(jsonb_build_array(w.id, w.tenant_id, w.no_embedding)), '[]')
+    INTO written, stored FROM w;
   IF written < jsonb_array_length(p_batch) THEN
     SELECT x.id, x."conversationId" AS conversation_id, m.conversation_id AS current INTO bad
       FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
@@ -84,45 +134,58 @@ BEGIN
   UPDATE ${s}.conversations c SET last_message_at = u.ts
     FROM unnest(conv_ids, conv_ts) AS u(id, ts)
    WHERE c.id = u.id AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+  RETURN stored;
 END
 $fn$;`;
 }
 
-/** `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or aggregate. */
+/**
+ * `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or
+ * aggregate; resolves like `ms_put_messages`.
+ */
 function putMessage(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS void
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $fn$
 DECLARE
   x record;
-  written bigint;
-  current_conversation text;
+  conv record;
+  old record;
+  rule text;
+  stored jsonb;
 BEGIN
   SELECT * INTO x FROM jsonb_to_record(p_message) AS r(
     ${recordDefinition(MESSAGE, "    ")});
   -- Same lock as ms_put_messages: the conversation cannot be deleted before this statement ends.
-  PERFORM 1 FROM ${s}.conversations c WHERE c.id = x."conversationId" FOR NO KEY UPDATE;
+  SELECT c0.user_id, c0.tenant_id, c0.deleted_at INTO conv
+    FROM ${s}.conversations c0 WHERE c0.id = x."conversationId" FOR NO KEY UPDATE;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
   END IF;
+  SELECT m0.id, m0.conversation_id, m0.deleted_at INTO old
+    FROM ${s}.messages m0 WHERE m0.id = x.id;
+  rule := ${messageRule("x", "conv", "old")};
+  IF rule IS NOT NULL THEN
+    ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
+  END IF;
   INSERT INTO ${s}.messages AS m (
     ${columnList(MESSAGE, "", "    ")})
   VALUES (
-    ${recordFields(MESSAGE, "x", "    ")})
+    ${recordFields(MESSAGE, "x", "    ", { tenantId: "conv.tenant_id" })})
   ON CONFLICT (id) DO UPDATE SET
-    ${setList(MESSAGE, "    ")}
-  WHERE m.conversation_id = EXCLUDED.conversation_id;
-  GET DIAGNOSTICS written = ROW_COUNT;
-  IF written = 0 THEN
-    SELECT m.conversation_id INTO current_conversation FROM ${s}.messages m WHERE m.id = x.id;
+    ${setList(MESSAGE, "    ", MESSAGE_SET)}
+  WHERE m.conversation_id = EXCLUDED.conversation_id
+  RETURNING jsonb_build_array(jsonb_build_array(m.id, m.tenant_id, m.embedding IS NULL)) INTO stored;
+  IF NOT FOUND THEN
     RAISE EXCEPTION 'message cannot move to another conversation'
       USING ERRCODE = '${SQLSTATE_MOVED_MESSAGE}',
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId",
-                                  'current', current_conversation)::text;
+                                  'current', old.conversation_id)::text;
   END IF;
-  UPDATE ${s}.conversations c SET last_message_at = x."timestamp"
-   WHERE c.id = x."conversationId"
-     AND (c.last_message_at IS NULL OR c.last_message_at < x."timestamp");
+  UPDATE ${s}.conversations c0 SET last_message_at = x."timestamp"
+   WHERE c0.id = x."conversationId"
+     AND (c0.last_message_at IS NULL OR c0.last_message_at < x."timestamp");
+  RETURN stored;
 END
 $fn$;`;
 }
@@ -130,56 +193,60 @@ $fn$;`;
 /**
  * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column. It
  * writes only if the message exists in the trace's conversation and reports what it found, so a
- * refusal costs no second query; the unique `message_id` still raises 23505.
+ * refusal costs no second query; the unique `message_id` still raises 23505. `userId` and
+ * `tenantId` are the conversation's (NULL filled, another one refused), and a trace never moves
+ * to another message nor changes `deletedAt` through an upsert.
  */
 function putTurnTrace(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_trace(
   ${parameterDefinitions(TURN_TRACE)},
-  OUT message_conversation_id text, OUT written bigint)
+  OUT message_conversation_id text, OUT written bigint,
+  OUT stored_user_id text, OUT stored_tenant_id text)
 LANGUAGE plpgsql AS $fn$
+DECLARE
+  target record;
+  old record;
+  rule text;
 BEGIN
-  SELECT m.conversation_id INTO message_conversation_id
-    FROM ${s}.messages m WHERE m.id = p_message_id;
+  -- The conversation lock orders this write after a concurrent soft delete or restore.
+  SELECT m.conversation_id, m.deleted_at, c.user_id, c.tenant_id INTO target
+    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
+   WHERE m.id = p_message_id
+     FOR NO KEY UPDATE OF c;
+  message_conversation_id := target.conversation_id;
   -- Refused (nothing written) when the message is missing or in another conversation; the
   -- caller reports which from message_conversation_id.
   IF message_conversation_id IS DISTINCT FROM p_conversation_id THEN
     written := 0;
     RETURN;
   END IF;
+  SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id;
+  rule := CASE
+    WHEN (p_user_id IS NOT NULL AND p_user_id <> target.user_id)
+      OR (p_tenant_id IS NOT NULL AND p_tenant_id IS DISTINCT FROM target.tenant_id) THEN 'trace_owner'
+    WHEN old.message_id IS NOT NULL AND old.message_id <> p_message_id THEN 'trace_moved'
+    WHEN old.message_id IS NOT NULL AND old.deleted_at IS DISTINCT FROM p_deleted_at
+      THEN 'trace_deleted_at'
+    WHEN old.message_id IS NULL AND target.deleted_at IS NOT NULL AND p_deleted_at IS NULL
+      THEN 'message_deleted'
+  END;
+  IF rule IS NOT NULL THEN
+    ${raiseRule("rule", { trace: "p_id", message: "p_message_id" })}
+  END IF;
+  stored_user_id := coalesce(p_user_id, target.user_id);
+  stored_tenant_id := coalesce(p_tenant_id, target.tenant_id);
   INSERT INTO ${s}.turn_traces AS t (
     ${columnList(TURN_TRACE, "", "    ")})
   VALUES (
-    ${parameterNames(TURN_TRACE, "    ")})
+    ${parameterNames(TURN_TRACE, "    ", { user_id: "stored_user_id", tenant_id: "stored_tenant_id" })})
   ON CONFLICT (id) DO UPDATE SET
-    ${setList(TURN_TRACE, "    ")};
+    ${setList(TURN_TRACE, "    ")}
+  -- A trace created at once on another message (another conversation's lock) is not taken over.
+  WHERE t.message_id = EXCLUDED.message_id;
+  IF NOT FOUND THEN
+    ${raiseRule("'trace_moved'", { trace: "p_id", message: "p_message_id" })}
+  END IF;
   written := 1;
-END
-$fn$;`;
-}
-
-/** `ms_delete_user_data(text)`: a user's conversations, messages and traces, with exact counts. */
-function deleteUserData(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_delete_user_data(p_user_id text)
-RETURNS TABLE (deleted_conversations bigint, deleted_messages bigint, deleted_turn_traces bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  ids text[];
-  n_conv bigint;
-  n_msg bigint;
-  n_tt bigint;
-BEGIN
-  -- Locking the conversations first stops new messages and traces from arriving, so the
-  -- counts below are exactly what is removed.
-  SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
-    SELECT c.id FROM ${s}.conversations c WHERE c.user_id = p_user_id ORDER BY c.id FOR UPDATE
-  ) l;
-  DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_tt = ROW_COUNT;
-  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_msg = ROW_COUNT;
-  DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
-  GET DIAGNOSTICS n_conv = ROW_COUNT;
-  RETURN QUERY SELECT n_conv, n_msg, n_tt;
 END
 $fn$;`;
 }
@@ -189,12 +256,33 @@ export const FUNCTION_NAMES = [
   "ms_put_messages",
   "ms_put_message",
   "ms_put_turn_trace",
-  "ms_delete_user_data",
+  ...LIFECYCLE_FUNCTION_NAMES,
 ] as const;
+
+/**
+ * Drops every function of {@link FUNCTION_NAMES} whatever its signature, so a release may change
+ * a function's parameters or result: `CREATE OR REPLACE` cannot, and would leave the old
+ * overload behind.
+ */
+function dropFunctions(s: string): string {
+  const names = FUNCTION_NAMES.map((n) => `'${n}'`).join(", ");
+  return `DO $drop$
+DECLARE f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+            WHERE p.pronamespace = ${quoteLiteral(s)}::regnamespace AND p.proname IN (${names})
+  LOOP
+    EXECUTE 'DROP FUNCTION ' || f::text;
+  END LOOP;
+END
+$drop$;`;
+}
 
 /** Every function's `CREATE OR REPLACE` for a schema (a quoted identifier), as one script. */
 export function functionsSql(schema: string): string {
-  return [putMessages, putMessage, putTurnTrace, deleteUserData].map((f) => f(schema)).join("\n\n");
+  return [dropFunctions, putMessages, putMessage, putTurnTrace, ...lifecycleFunctions]
+    .map((f) => f(schema))
+    .join("\n\n");
 }
 
 /**

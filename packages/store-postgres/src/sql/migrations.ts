@@ -1,4 +1,5 @@
 import { quoteIdent, quoteLiteral } from "./quote.js";
+import { SAFE_MAGNITUDE } from "./search-queries.js";
 
 /**
  * The versioned DDL: tables, sequence and indexes, and the SQL the migration runner (`migrate.ts`)
@@ -114,6 +115,123 @@ CREATE INDEX IF NOT EXISTS idx_tt_conv
 CREATE INDEX IF NOT EXISTS idx_tt_tool_gin ON ${s}.turn_traces USING gin (tool_traces jsonb_path_ops);
 CREATE INDEX IF NOT EXISTS idx_tt_llm_gin ON ${s}.turn_traces USING gin (llm_calls jsonb_path_ops);
 CREATE INDEX IF NOT EXISTS idx_tt_errors_gin ON ${s}.turn_traces USING gin (errors jsonb_path_ops);
+`,
+  },
+  {
+    version: 2,
+    name: "indexes for users, tenants, soft delete and the embedding queue",
+    sql: (s) => `
+CREATE INDEX IF NOT EXISTS idx_conv_tenant ON ${s}.conversations (tenant_id, id)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_conv_deleted ON ${s}.conversations (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_user ON ${s}.messages (user_id, conversation_id);
+CREATE INDEX IF NOT EXISTS idx_msg_tenant ON ${s}.messages (tenant_id, user_id)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_deleted ON ${s}.messages (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_msg_pending ON ${s}.messages (id)
+  WHERE embedding IS NULL AND deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS idx_tt_user ON ${s}.turn_traces (user_id, "timestamp" DESC, id DESC);
+CREATE INDEX IF NOT EXISTS idx_tt_tenant ON ${s}.turn_traces (tenant_id, "timestamp" DESC, id DESC)
+  WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_tt_deleted ON ${s}.turn_traces (deleted_at)
+  WHERE deleted_at IS NOT NULL;
+
+-- Search keeps a row's length and squared norm, so ranking costs one dot product per row and
+-- rows of another length are never read. NULL norm: an element PostgreSQL cannot square
+-- without an underflow or overflow error (scored in JS instead; see search-queries.ts).
+CREATE OR REPLACE FUNCTION ${s}.ms_squared_norm(v double precision[]) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  SELECT CASE WHEN bool_and(x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max}) IS NOT FALSE
+              THEN coalesce(sum(x * x) FILTER (WHERE x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max}), 0)
+         END
+    FROM unnest(v) AS x
+$fn$;
+ALTER TABLE ${s}.messages
+  ADD COLUMN IF NOT EXISTS embedding_dims integer
+    GENERATED ALWAYS AS (cardinality(embedding)) STORED,
+  ADD COLUMN IF NOT EXISTS embedding_norm double precision
+    GENERATED ALWAYS AS (${s}.ms_squared_norm(embedding)) STORED;
+`,
+  },
+  {
+    version: 3,
+    name: "pgvector: embedding_vector, HNSW cosine index, ms_vector_search (when available)",
+    sql: (s) => `
+DO $migration$
+DECLARE
+  iterative text := '';
+BEGIN
+  IF to_regtype('vector') IS NULL
+     AND EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS vector;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pgvector is available but this role may not create it; search stays on float8[]';
+    END;
+  END IF;
+  IF to_regtype('vector') IS NULL THEN
+    RETURN;
+  END IF;
+  -- float4 vectors of the float8 embeddings; NULL where pgvector cannot hold one (magnitudes of
+  -- 1e38 and more, over 16,000 dimensions) or for the zero vector (no direction): such rows are
+  -- scored in JS.
+  EXECUTE $ddl$
+CREATE OR REPLACE FUNCTION ${s}.ms_to_vector(v double precision[]) RETURNS vector
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+BEGIN
+  -- PL/pgSQL, not SQL: the planner would fold the cast of a CASE branch it need not take.
+  -- pgvector holds at most 16,000 dimensions.
+  IF cardinality(v) > 16000 OR EXISTS (SELECT 1 FROM unnest(v) AS x WHERE abs(x) >= 1e38)
+     OR NOT EXISTS (SELECT 1 FROM unnest(v) AS x WHERE x <> 0) THEN
+    RETURN NULL;
+  END IF;
+  RETURN v::vector;
+END
+$fn$$ddl$;
+  EXECUTE $ddl$
+ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS embedding_vector vector
+  GENERATED ALWAYS AS (${s}.ms_to_vector(embedding)) STORED$ddl$;
+  -- HNSW needs a fixed length: OpenAI's 1,536 (the seed's VECTOR(1536)). Other lengths are
+  -- ranked by an exact scan (see the README to index another length).
+  EXECUTE $ddl$
+CREATE INDEX IF NOT EXISTS idx_msg_embedding_hnsw ON ${s}.messages
+  USING hnsw ((embedding_vector::vector(1536)) vector_cosine_ops) WHERE embedding_dims = 1536$ddl$;
+  -- The ids of the nearest messages under the filters, by cosine distance. Iterative index
+  -- scans (pgvector 0.8) keep reading the index until enough rows pass the filters; older
+  -- versions reserve the hnsw.* names without this one, so the setting is left out there.
+  IF (SELECT string_to_array(split_part(extversion, '-', 1), '.')::int[] FROM pg_extension
+       WHERE extname = 'vector') >= ARRAY[0, 8] THEN
+    iterative := $set$SET hnsw.iterative_scan = 'strict_order'$set$;
+  END IF;
+  EXECUTE $ddl$
+CREATE OR REPLACE FUNCTION ${s}.ms_vector_search(
+  p_query double precision[], p_user_id text, p_tenant_id text, p_conversation_id text,
+  p_include_deleted boolean, p_limit integer)
+RETURNS TABLE (hit_id text) LANGUAGE plpgsql STABLE
+$ddl$ || iterative || $ddl$
+AS $fn$
+DECLARE
+  dims integer := cardinality(p_query);
+  conditions text := '';
+BEGIN
+  IF p_user_id IS NOT NULL THEN conditions := conditions || ' AND m.user_id = $2'; END IF;
+  IF p_tenant_id IS NOT NULL THEN conditions := conditions || ' AND m.tenant_id = $3'; END IF;
+  IF p_conversation_id IS NOT NULL THEN
+    conditions := conditions || ' AND m.conversation_id = $4';
+  END IF;
+  IF NOT p_include_deleted THEN conditions := conditions || ' AND m.deleted_at IS NULL'; END IF;
+  RETURN QUERY EXECUTE format(
+    'SELECT m.id FROM ${s}.messages m
+      WHERE NOT m.is_flagged AND m.embedding_dims = %s AND m.embedding_vector IS NOT NULL%s
+      ORDER BY m.embedding_vector::vector(%s) <=> $1::vector(%s)
+      LIMIT $5', dims, conditions, dims, dims)
+    USING p_query, p_user_id, p_tenant_id, p_conversation_id, p_limit;
+END
+$fn$$ddl$;
+END
+$migration$;
 `,
   },
 ];

@@ -1,9 +1,17 @@
-import type { TurnTraceFilter } from "@message-store/core";
+import type {
+  ConversationFilter,
+  PendingEmbeddingsFilter,
+  SearchQuery,
+  TurnTraceFilter,
+  UsageQuery,
+} from "@message-store/core";
 import type { ConversationKey, MessageKey, TraceKey } from "@message-store/core/adapter";
 import { encodeText, toJsonParam } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
+import { searchStatement, vectorSearchStatement } from "./search-queries.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
@@ -11,25 +19,10 @@ import { quoteIdent } from "./quote.js";
  * ever travel as parameters.
  */
 
-/** A statement and its parameters. */
-export interface Statement {
-  text: string;
-  values: unknown[];
-}
-
 // Rows come back keyed by the models' field names (see `selectList`).
 const CONVERSATION_COLUMNS = selectList(CONVERSATION_READ);
 const MESSAGE_COLUMNS = selectList(MESSAGE);
 const TRACE_COLUMNS = selectList(TURN_TRACE);
-
-/** Collects parameters and hands out their `$n` placeholders. */
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
 
 /** The statements of one schema. Build once per store. */
 export function createQueries(schema: string) {
@@ -39,28 +32,37 @@ export function createQueries(schema: string) {
   const traces = `${s}.turn_traces`;
 
   return {
-    /** Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`. */
-    upsertConversation: `INSERT INTO ${conversations} (
+    /**
+     * Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`, or
+     * no row when the conversation exists with another owner or `deletedAt` (the conflict's
+     * `WHERE`, so a racing create by another user is refused, never taken over).
+     */
+    upsertConversation: `INSERT INTO ${conversations} AS c (
   ${columnList(CONVERSATION_WRITE)})
 VALUES (
   ${placeholders(CONVERSATION_WRITE)})
 ON CONFLICT (id) DO UPDATE SET
   ${setList(CONVERSATION_WRITE)}
+WHERE c.user_id = EXCLUDED.user_id AND c.tenant_id IS NOT DISTINCT FROM EXCLUDED.tenant_id
+  AND c.deleted_at IS NOT DISTINCT FROM EXCLUDED.deleted_at
 RETURNING ${CONVERSATION_COLUMNS}`,
 
-    /** `storeSessionMessages`: creates the conversation unless it exists (then left as it is). */
-    insertConversationIfMissing: `INSERT INTO ${conversations} (
-  ${columnList(CONVERSATION_WRITE)})
-VALUES (
-  ${placeholders(CONVERSATION_WRITE)})
-ON CONFLICT (id) DO NOTHING`,
-
-    readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations} WHERE id = $1`,
+    /** `$2`: include a soft-deleted one. */
+    readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations}
+ WHERE id = $1 AND ($2 OR deleted_at IS NULL)`,
 
     /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity`. */
-    listConversations(userId: string, after: ConversationKey | null, take: number | null) {
+    listConversations(
+      userId: string,
+      after: ConversationKey | null,
+      take: number | null,
+      filter: ConversationFilter,
+    ) {
       const p = new Params();
-      let where = `user_id = ${p.add(encodeText(userId))}`;
+      let where = [
+        `user_id = ${p.add(encodeText(userId))}`,
+        ...conversationConditions(filter, p),
+      ].join(" AND ");
       if (after) {
         const at = p.add(after.lastActivityAt);
         // The redundant `<=` bound gives the index scan its start; the OR breaks the tie by id.
@@ -74,10 +76,18 @@ ORDER BY last_activity_at DESC, id LIMIT ${p.add(take)}`,
       };
     },
 
-    /** By id (code-point order, `COLLATE "C"`): the primary key, or one user's rows sorted. */
-    listConversationsById(userId: string | null, after: string | null, take: number | null) {
+    /**
+     * By id (code-point order, `COLLATE "C"`): the primary key, one tenant's (`idx_conv_tenant`)
+     * or one user's rows sorted.
+     */
+    listConversationsById(
+      userId: string | null,
+      after: string | null,
+      take: number | null,
+      filter: ConversationFilter,
+    ) {
       const p = new Params();
-      const where: string[] = [];
+      const where = conversationConditions(filter, p);
       if (userId !== null) where.push(`user_id = ${p.add(encodeText(userId))}`);
       if (after !== null) where.push(`id > ${p.add(encodeText(after))}`);
       return {
@@ -90,23 +100,44 @@ ORDER BY id LIMIT ${p.add(take)}`,
     /** Cascades to messages and traces through the foreign keys. */
     deleteConversation: `DELETE FROM ${conversations} WHERE id = $1`,
 
-    /** The whole batch as one JSONB parameter; see `ms_put_messages` in functions.ts. */
-    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb)`,
+    /**
+     * The whole batch as one JSONB parameter, and the conversation to create first (or NULL);
+     * see `ms_put_messages` in functions.ts.
+     */
+    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb, $2::jsonb) AS stored`,
 
     /** One message as a JSONB object; see `ms_put_message` in functions.ts. */
-    putMessage: `SELECT ${s}.ms_put_message($1::jsonb)`,
+    putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
 
-    readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages} WHERE id = $1`,
+    /** `$2`: include a soft-deleted one. */
+    readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}
+ WHERE id = $1 AND ($2 OR deleted_at IS NULL)`,
 
     /** The message's trace goes with it (`ON DELETE CASCADE`). */
     deleteMessage: `DELETE FROM ${messages} WHERE id = $1`,
 
-    flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 RETURNING ${MESSAGE_COLUMNS}`,
+    flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 AND deleted_at IS NULL
+RETURNING ${MESSAGE_COLUMNS}`,
+
+    softDeleteConversation: `SELECT ${s}.ms_soft_delete_conversation($1, $2) AS done`,
+    restoreConversation: `SELECT ${s}.ms_restore_conversation($1) AS done`,
+    softDeleteMessage: `SELECT ${s}.ms_soft_delete_message($1, $2) AS done`,
+    restoreMessage: `SELECT ${s}.ms_restore_message($1) AS done`,
+
+    /** `$2`, `$3`: the scope's user and tenant, or NULL. */
+    purgeDeleted: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
+  FROM ${s}.ms_purge_deleted($1, $2, $3)`,
 
     /** `(timestamp, seq)` keyset over `idx_msg_conv`. */
-    listMessages(conversationId: string, after: MessageKey | null, take: number | null) {
+    listMessages(
+      conversationId: string,
+      after: MessageKey | null,
+      take: number | null,
+      includeDeleted: boolean,
+    ) {
       const p = new Params();
       let where = `conversation_id = ${p.add(encodeText(conversationId))}`;
+      if (!includeDeleted) where += " AND deleted_at IS NULL";
       if (after)
         where += ` AND ("timestamp", seq) > (${p.add(after.timestamp)}, ${p.add(after.sequence)})`;
       return {
@@ -119,7 +150,7 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
     /** The flip query: newest n non-flagged rows backwards through `idx_msg_conv`, re-sorted. */
     immediateContext: `SELECT ${fieldNames(MESSAGE)} FROM (
   SELECT ${MESSAGE_COLUMNS}, seq FROM ${messages}
-   WHERE conversation_id = $1 AND NOT is_flagged
+   WHERE conversation_id = $1 AND NOT is_flagged AND deleted_at IS NULL
    ORDER BY "timestamp" DESC, seq DESC LIMIT $2
 ) newest ORDER BY "timestamp", seq`,
 
@@ -128,10 +159,13 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
      * a refusal costs no second query. Unique `message_id` still raises 23505. See
      * `ms_put_turn_trace` in functions.ts.
      */
-    upsertTrace: `SELECT message_conversation_id, written FROM ${s}.ms_put_turn_trace(
+    upsertTrace: `SELECT message_conversation_id, written, stored_user_id, stored_tenant_id
+  FROM ${s}.ms_put_turn_trace(
   ${placeholders(TURN_TRACE)})`,
 
-    readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces} WHERE message_id = $1`,
+    /** `$2`: include a soft-deleted one. */
+    readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces}
+ WHERE message_id = $1 AND ($2 OR deleted_at IS NULL)`,
 
     /**
      * `(timestamp desc, id desc)` keyset with any filter. Tool and model filters are JSONB
@@ -153,17 +187,13 @@ ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
     },
 
     /** Raw sums per bucket, aggregated in SQL; core's `finalizeUsage` rounds them. */
-    usage(q: {
-      since: number;
-      until: number;
-      bucketMs: number;
-      agentId?: string | undefined;
-      userId?: string | undefined;
-    }): Statement {
+    usage(q: UsageQuery & { bucketMs: number }): Statement {
       const p = new Params();
       const where = [`"timestamp" >= ${p.add(q.since)}`, `"timestamp" < ${p.add(q.until)}`];
       if (q.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(q.agentId))}`);
       if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
+      if (q.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(q.tenantId))}`);
+      if (!q.includeDeleted) where.push("deleted_at IS NULL");
       const size = p.add(q.bucketMs);
       return {
         text: `SELECT ("timestamp" / ${size}::bigint) * ${size}::bigint AS bucket_start,
@@ -188,72 +218,64 @@ ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
       };
     },
 
-    /** Exact counts of what is removed; see `ms_delete_user_data` in functions.ts. */
+    /** Exact counts of what is removed; see `ms_delete_user_data` in lifecycle-functions.ts. */
     deleteUserData: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
-  FROM ${s}.ms_delete_user_data($1)`,
+  FROM ${s}.ms_delete_user_data($1, $2)`,
 
     /**
-     * Brute-force cosine similarity in SQL over `double precision[]`, summed in element order
-     * like core's `cosineSimilarity`, so scores are bit-identical; ranked by the score rounded as
-     * core rounds it, then id. PostgreSQL raises an error where JS float arithmetic would
-     * underflow or overflow, so vectors with an element outside {@link SAFE_MAGNITUDE} (0
-     * allowed) are not scored in SQL: such rows come back unscored (`score` null) after the top
-     * `limit`, and so do all candidates when the query vector itself is such a vector; the
-     * caller scores them with core's `cosineSimilarity`.
+     * The embedding queue, by id over the partial index `idx_msg_pending` (live rows without an
+     * embedding).
      */
-    search(q: {
-      embedding: number[];
-      userId?: string | undefined;
-      conversationId?: string | undefined;
-      limit: number;
-    }): Statement {
+    listPending(f: PendingEmbeddingsFilter, after: string | null, take: number | null): Statement {
       const p = new Params();
-      const where = ["NOT is_flagged", `cardinality(embedding) = ${p.add(q.embedding.length)}`];
-      if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
-      if (q.conversationId !== undefined) {
-        where.push(`conversation_id = ${p.add(encodeText(q.conversationId))}`);
-      }
-      const filters = where.join(" AND ");
-      const unscored = `SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score FROM ${messages}`;
-      if (!isSafeVector(q.embedding))
-        return { text: `${unscored} WHERE ${filters}`, values: p.values };
-      const vector = p.add(q.embedding);
-      const safe = `(SELECT bool_and(x = 0 OR abs(x) BETWEEN ${SAFE_MAGNITUDE.min} AND ${SAFE_MAGNITUDE.max})
-      FROM unnest(embedding) AS x)`;
+      const where = [
+        "embedding IS NULL",
+        "deleted_at IS NULL",
+        `role = ANY (${p.add(f.roles)}::text[])`,
+      ];
+      if (!f.includeFlagged) where.push("NOT is_flagged");
+      if (f.userId !== undefined) where.push(`user_id = ${p.add(encodeText(f.userId))}`);
+      if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
+      if (after !== null) where.push(`id > ${p.add(encodeText(after))}`);
       return {
-        text: `(SELECT ${MESSAGE_COLUMNS}, sim.score FROM ${messages}
- CROSS JOIN LATERAL (
-   SELECT CASE WHEN sum(a * a) = 0 OR sum(b * b) = 0 THEN 0::float8
-               ELSE sum(a * b) / sqrt(sum(a * a) * sum(b * b)) END AS score
-     FROM unnest(embedding, ${vector}::float8[]) AS u(a, b)
- ) sim
- WHERE ${filters} AND ${safe}
- ORDER BY floor(sim.score * 1e9::float8 + 0.5) DESC, id LIMIT ${p.add(q.limit)})
-UNION ALL
-${unscored} WHERE ${filters} AND NOT ${safe}`,
+        text: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}${whereClause(where)}
+ORDER BY id LIMIT ${p.add(take)}`,
         values: p.values,
       };
     },
+
+    /**
+     * Sets each embedding whose message is live and still has the text it was computed from;
+     * the row lock makes a concurrent text change either win (no match) or wait.
+     */
+    setEmbeddings: `UPDATE ${messages} m SET embedding = u.embedding
+  FROM jsonb_to_recordset($1::jsonb) AS u(id text, "originalContent" text, embedding double precision[])
+ WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"`,
+
+    /** Semantic search on float8[]; see search-queries.ts. */
+    search: (q: SearchQuery): Statement => searchStatement(s, q),
+
+    /** Semantic search with pgvector (migration 3 found the extension); see search-queries.ts. */
+    vectorSearch: (q: SearchQuery): Statement => vectorSearchStatement(s, q),
+
+    /** Whether migration 3 added `embedding_vector` (pgvector was available). */
+    hasVector: {
+      text: `SELECT EXISTS (SELECT 1 FROM pg_attribute
+   WHERE attrelid = to_regclass($1) AND attname = 'embedding_vector' AND NOT attisdropped) AS found`,
+      values: [messages],
+    },
   };
-}
-
-/**
- * Magnitudes whose products, sums of up to 65,536 products and the product of two such sums stay
- * normal float8 numbers, so PostgreSQL computes them without an underflow or overflow error.
- */
-export const SAFE_MAGNITUDE = { min: "1e-75", max: "1e70" } as const;
-
-function isSafeVector(v: readonly number[]): boolean {
-  const min = Number(SAFE_MAGNITUDE.min);
-  const max = Number(SAFE_MAGNITUDE.max);
-  return v.every((x) => x === 0 || (Math.abs(x) >= min && Math.abs(x) <= max));
 }
 
 /** The statements of one schema. */
 export type Queries = ReturnType<typeof createQueries>;
 
-function whereClause(conditions: string[]): string {
-  return conditions.length === 0 ? "" : `\n WHERE ${conditions.join("\n   AND ")}`;
+/** A conversation list's tenant and soft-delete filter as SQL. */
+function conversationConditions(f: ConversationFilter, p: Params): string[] {
+  const where: string[] = [];
+  if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
+  if (!f.includeDeleted) where.push("deleted_at IS NULL");
+  return where;
 }
 
 /** The `queryTurnTraces` filter as SQL; same semantics as core's `matchesTraceFilter`. */
@@ -264,6 +286,8 @@ function traceConditions(f: TurnTraceFilter, p: Params): string[] {
     where.push(`conversation_id = ${p.add(encodeText(f.conversationId))}`);
   }
   if (f.userId !== undefined) where.push(`user_id = ${p.add(encodeText(f.userId))}`);
+  if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
+  if (!f.includeDeleted) where.push("deleted_at IS NULL");
   if (f.since !== undefined) where.push(`"timestamp" >= ${p.add(f.since)}`);
   if (f.until !== undefined) where.push(`"timestamp" < ${p.add(f.until)}`);
   if (f.minTotalTokens !== undefined) where.push(`total_tokens >= ${p.add(f.minTotalTokens)}`);

@@ -1,0 +1,211 @@
+import { raiseRule } from "./sqlstates.js";
+
+/**
+ * The SQL functions behind the writes that change many records at once: soft delete, restore,
+ * purge and erasure. Each is one call (one round trip, one transaction) that first locks the
+ * conversations it touches, `FOR NO KEY UPDATE` like the message and trace writes (functions.ts),
+ * so a concurrent write into the same conversation is ordered before or after it, never between
+ * its check and its write. Installed with the other functions (see `functionsSql`).
+ */
+
+/** The names of these functions. */
+export const LIFECYCLE_FUNCTION_NAMES = [
+  "ms_soft_delete_conversation",
+  "ms_restore_conversation",
+  "ms_soft_delete_message",
+  "ms_restore_message",
+  "ms_purge_deleted",
+  "ms_delete_user_data",
+] as const;
+
+/**
+ * `ms_soft_delete_conversation(id, at)`: stamps the live conversation and its live messages and
+ * traces with `max(at, 1 + the greatest stamp already inside)`, so that a restore can tell what
+ * was deleted with it. False when absent or already soft-deleted.
+ */
+function softDeleteConversation(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_conversation(p_id text, p_at bigint)
+RETURNS boolean LANGUAGE plpgsql AS $fn$
+DECLARE
+  current_stamp bigint;
+  stamp bigint;
+BEGIN
+  SELECT c.deleted_at INTO current_stamp FROM ${s}.conversations c WHERE c.id = p_id
+     FOR NO KEY UPDATE;
+  IF NOT FOUND OR current_stamp IS NOT NULL THEN
+    RETURN false;
+  END IF;
+  SELECT greatest(p_at, max(u.at) + 1) INTO stamp FROM (
+    SELECT m.deleted_at AS at FROM ${s}.messages m WHERE m.conversation_id = p_id
+    UNION ALL
+    SELECT t.deleted_at FROM ${s}.turn_traces t WHERE t.conversation_id = p_id
+  ) u;
+  UPDATE ${s}.conversations c SET deleted_at = stamp WHERE c.id = p_id;
+  UPDATE ${s}.messages m SET deleted_at = stamp
+   WHERE m.conversation_id = p_id AND m.deleted_at IS NULL;
+  UPDATE ${s}.turn_traces t SET deleted_at = stamp
+   WHERE t.conversation_id = p_id AND t.deleted_at IS NULL;
+  RETURN true;
+END
+$fn$;`;
+}
+
+/** `ms_restore_conversation(id)`: clears the stamp on it and on what carries the same stamp. */
+function restoreConversation(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_conversation(p_id text)
+RETURNS boolean LANGUAGE plpgsql AS $fn$
+DECLARE
+  stamp bigint;
+BEGIN
+  SELECT c.deleted_at INTO stamp FROM ${s}.conversations c WHERE c.id = p_id FOR NO KEY UPDATE;
+  IF stamp IS NULL THEN
+    RETURN false;
+  END IF;
+  UPDATE ${s}.messages m SET deleted_at = NULL
+   WHERE m.conversation_id = p_id AND m.deleted_at = stamp;
+  UPDATE ${s}.turn_traces t SET deleted_at = NULL
+   WHERE t.conversation_id = p_id AND t.deleted_at = stamp;
+  UPDATE ${s}.conversations c SET deleted_at = NULL WHERE c.id = p_id;
+  RETURN true;
+END
+$fn$;`;
+}
+
+/** `ms_soft_delete_message(id, at)`: stamps the live message and its live trace. */
+function softDeleteMessage(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_message(p_id text, p_at bigint)
+RETURNS boolean LANGUAGE plpgsql AS $fn$
+DECLARE
+  target record;
+BEGIN
+  SELECT m.deleted_at INTO target
+    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
+   WHERE m.id = p_id FOR NO KEY UPDATE OF c;
+  IF NOT FOUND OR target.deleted_at IS NOT NULL THEN
+    RETURN false;
+  END IF;
+  UPDATE ${s}.turn_traces t SET deleted_at = p_at WHERE t.message_id = p_id AND t.deleted_at IS NULL;
+  UPDATE ${s}.messages m SET deleted_at = p_at WHERE m.id = p_id;
+  RETURN true;
+END
+$fn$;`;
+}
+
+/**
+ * `ms_restore_message(id)`: clears the stamp on the message and on its trace if deleted with it;
+ * refused (MS003) while the conversation is soft-deleted.
+ */
+function restoreMessage(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_message(p_id text)
+RETURNS boolean LANGUAGE plpgsql AS $fn$
+DECLARE
+  target record;
+BEGIN
+  SELECT m.deleted_at, m.conversation_id, c.deleted_at AS conversation_deleted_at INTO target
+    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
+   WHERE m.id = p_id FOR NO KEY UPDATE OF c;
+  IF NOT FOUND OR target.deleted_at IS NULL THEN
+    RETURN false;
+  END IF;
+  IF target.conversation_deleted_at IS NOT NULL THEN
+    ${raiseRule("'restore_in_deleted_conversation'", { message: "p_id", conversation: "target.conversation_id" })}
+  END IF;
+  UPDATE ${s}.turn_traces t SET deleted_at = NULL
+   WHERE t.message_id = p_id AND t.deleted_at = target.deleted_at;
+  UPDATE ${s}.messages m SET deleted_at = NULL WHERE m.id = p_id;
+  RETURN true;
+END
+$fn$;`;
+}
+
+/**
+ * Locks the conversations matching `where` (alias `c`) in id order, `FOR UPDATE`, into `ids`:
+ * no message or trace can arrive in them before the statement ends, so counts are exact.
+ */
+function lockConversations(s: string, where: string): string {
+  return `SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
+    SELECT c.id FROM ${s}.conversations c WHERE ${where} ORDER BY c.id FOR UPDATE
+  ) l;`;
+}
+
+/** Hard-deletes the conversations `ids` with their messages and traces, counting each. */
+function deleteConversations(s: string): string {
+  return `DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
+  GET DIAGNOSTICS n_tt = ROW_COUNT;
+  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
+  GET DIAGNOSTICS n_msg = ROW_COUNT;
+  DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
+  GET DIAGNOSTICS n_conv = ROW_COUNT;`;
+}
+
+/** Counts of a bulk hard delete. */
+const COUNTS = `RETURNS TABLE (deleted_conversations bigint, deleted_messages bigint, deleted_turn_traces bigint)`;
+
+/**
+ * `ms_purge_deleted(before, user_id, tenant_id)`: hard-deletes what was soft-deleted before
+ * `before` (of the user and tenant when not NULL, by each record's own ids): conversations with
+ * everything in them, then messages with their traces, then traces; exact counts.
+ */
+function purgeDeleted(s: string): string {
+  const scope = (t: string) =>
+    `(p_user_id IS NULL OR ${t}.user_id = p_user_id) AND (p_tenant_id IS NULL OR ${t}.tenant_id = p_tenant_id)`;
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_purge_deleted(p_before bigint, p_user_id text, p_tenant_id text)
+${COUNTS}
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  ids text[];
+  n bigint;
+  n_conv bigint;
+  n_msg bigint;
+  n_tt bigint;
+BEGIN
+  ${lockConversations(s, `c.deleted_at < p_before AND ${scope("c")}`)}
+  ${deleteConversations(s)}
+  SELECT coalesce(array_agg(m.id), '{}') INTO ids FROM ${s}.messages m
+   WHERE m.deleted_at < p_before AND ${scope("m")};
+  DELETE FROM ${s}.turn_traces t WHERE t.message_id = ANY (ids);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  n_tt := n_tt + n;
+  DELETE FROM ${s}.messages m WHERE m.id = ANY (ids);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  n_msg := n_msg + n;
+  DELETE FROM ${s}.turn_traces t WHERE t.deleted_at < p_before AND ${scope("t")};
+  GET DIAGNOSTICS n = ROW_COUNT;
+  n_tt := n_tt + n;
+  RETURN QUERY SELECT n_conv, n_msg, n_tt;
+END
+$fn$;`;
+}
+
+/**
+ * `ms_delete_user_data(user_id, tenant_id)`: the user's conversations (of the tenant when not
+ * NULL, soft-deleted ones included), messages and traces, with exact counts.
+ */
+function deleteUserData(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_delete_user_data(p_user_id text, p_tenant_id text)
+${COUNTS}
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  ids text[];
+  n_conv bigint;
+  n_msg bigint;
+  n_tt bigint;
+BEGIN
+  -- Locking the conversations first stops new messages and traces from arriving, so the
+  -- counts below are exactly what is removed.
+  ${lockConversations(s, "c.user_id = p_user_id AND (p_tenant_id IS NULL OR c.tenant_id = p_tenant_id)")}
+  ${deleteConversations(s)}
+  RETURN QUERY SELECT n_conv, n_msg, n_tt;
+END
+$fn$;`;
+}
+
+/** Each function's `CREATE OR REPLACE`, for a schema (a quoted identifier). */
+export const lifecycleFunctions: readonly ((schema: string) => string)[] = [
+  softDeleteConversation,
+  restoreConversation,
+  softDeleteMessage,
+  restoreMessage,
+  purgeDeleted,
+  deleteUserData,
+];
