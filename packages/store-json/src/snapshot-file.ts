@@ -1,12 +1,12 @@
 import { isUtf8 } from "node:buffer";
-import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
+import { type FileHandle, readFile, unlink } from "node:fs/promises";
 import { MessageSchema, TurnTraceSchema } from "@message-store/core";
 import {
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
-import { errorCode, storageError, writeFully } from "./fs-util.js";
+import { errorCode, fileMode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
 import {
   MemoryState,
@@ -234,19 +234,10 @@ async function writeArray<T>(
   await out.write(first ? `  "${key}": []${end}` : `\n  ]${end}`);
 }
 
-/** Permission bits of an existing file, so that a replacement keeps them (e.g. 0600); else null. */
-export async function fileMode(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).mode & 0o777;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Writes the whole state to `<path>.tmp` and fsyncs it; resolves to the temporary path, which
- * the caller renames over the main file. The file gets the main file's permission bits. On
- * failure the temporary file is removed.
+ * the caller renames over the main file. The file is created with the main file's permission
+ * bits (never readable by more users, even for a moment). On failure the temporary file is removed.
  */
 export async function writeSnapshotTemp(
   path: string,
@@ -258,8 +249,7 @@ export async function writeSnapshotTemp(
   try {
     const mode = await fileMode(path);
     await unlink(tmp).catch(() => undefined);
-    handle = await open(tmp, "wx");
-    if (mode !== null) await handle.chmod(mode);
+    handle = await openWithMode(tmp, "wx", mode);
     const out = new ChunkedWriter(handle);
     await out.write(
       `{\n  "format": "${FORMAT}",\n  "version": ${VERSION},\n  "generation": ${generation},\n`,
