@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { IntegrityError, StoreLockedError } from "@message-store/core";
+import { IntegrityError, NotFoundError, StoreLockedError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { errorCode, fileMode, storageError, syncDirectory } from "./fs-util.js";
@@ -23,6 +23,8 @@ import { readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
 export interface CompactionPolicy {
   bytes: number;
   growWithMainFile: boolean;
+  /** Whether a missing store may be created (see `JsonConfigSchema.create`). */
+  create?: boolean;
 }
 
 const MAIN_FILE_SHARE = 0.5;
@@ -33,6 +35,16 @@ async function fileSize(path: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => null)) !== null;
+}
+
+function noStore(path: string): NotFoundError {
+  return new NotFoundError(`no message-store data at ${path} (opened with create: false)`, {
+    adapter: ADAPTER,
+  });
 }
 
 /** Paths open in this process (shared by every copy of this package). */
@@ -53,7 +65,7 @@ export interface StoreFiles {
  * hard link is refused: the other name would get a lock of its own, and a compaction (which
  * writes a new file) would split the two names apart.
  */
-async function resolveFiles(path: string): Promise<StoreFiles> {
+async function resolveFiles(path: string, create: boolean): Promise<StoreFiles> {
   const absolute = resolve(path);
   let main: string;
   try {
@@ -64,10 +76,14 @@ async function resolveFiles(path: string): Promise<StoreFiles> {
       throw storageError("follow the symlink (its target is missing)", absolute, error);
     }
     try {
-      await mkdir(dirname(absolute), { recursive: true });
+      if (create) await mkdir(dirname(absolute), { recursive: true });
       main = join(await realpath(dirname(absolute)), basename(absolute));
     } catch (error) {
+      if (!create && errorCode(error) === "ENOENT") throw noStore(absolute);
       throw storageError("create the directory of", absolute, error);
+    }
+    if (!create && !(await exists(main)) && !(await exists(`${main}.journal`))) {
+      throw noStore(absolute);
     }
   }
   const links = (await stat(main).catch(() => null))?.nlink ?? 1;
@@ -155,7 +171,7 @@ export class FilePersistence {
 
   /** Locks, loads and replays; finishes an interrupted compaction. */
   static async open(path: string, policy: CompactionPolicy): Promise<FilePersistence> {
-    const files = await resolveFiles(path);
+    const files = await resolveFiles(path, policy.create ?? true);
     if (openPaths.has(files.main)) {
       throw new StoreLockedError(`cannot open ${files.main}: it is already open in this process`, {
         adapter: ADAPTER,

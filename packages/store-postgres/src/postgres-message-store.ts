@@ -111,7 +111,10 @@ export class PostgresMessageStore extends MessageStore {
       queryTimeoutMs,
     });
     try {
-      await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
+      await applySchema(pool, store.schema, packagePlan(), {
+        queryTimeoutMs,
+        create: resolved.create,
+      });
     } catch (error) {
       await store.close();
       throw error;
