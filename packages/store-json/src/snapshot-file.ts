@@ -1,11 +1,12 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, readFile, unlink } from "node:fs/promises";
-import { MessageSchema, TurnTraceSchema } from "@message-store/core";
+import { isMessageStoreError, MessageSchema, TurnTraceSchema } from "@message-store/core";
 import {
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
+import { scanDocument, UnexpectedShape } from "./document-scanner.js";
 import { errorCode, fileMode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
 import {
@@ -64,6 +65,15 @@ export interface Snapshot {
 
 /** Reads and validates the main file; `null` when it does not exist. Never writes. */
 export async function readSnapshot(path: string): Promise<Snapshot | null> {
+  try {
+    return await streamDocument(path);
+  } catch (error) {
+    if (isMessageStoreError(error)) throw error;
+    if (!(error instanceof UnexpectedShape)) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw storageError("read the main file", path, error);
+    }
+  }
   // Each step gets only what it needs, so the file's bytes and then its text can be collected
   // while the next step runs (together they are twice the file size).
   const file = await readText(path);
@@ -112,41 +122,93 @@ function loadDocument(doc: unknown, path: string): Snapshot {
     throw corruptData(`main file ${path} is not a ${FORMAT} document (not a JSON object)`, path);
   }
   const d = doc as Record<string, unknown>;
-  if (d.format !== FORMAT) {
-    throw corruptData(
-      `main file ${path} is not a ${FORMAT} document ("format" is not "${FORMAT}")`,
-      path,
-    );
-  }
-  if (!READABLE.has(d.version as number)) {
-    const newer = typeof d.version === "number" && d.version > VERSION;
-    throw corruptData(
-      newer
-        ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
-        : `main file ${path} has an unsupported "version" (expected 1 or ${VERSION})`,
-      path,
-    );
-  }
-  const generation = d.generation ?? 0;
-  if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
-    throw corruptData(`"generation" must be an integer >= 0`, `${path} generation`);
-  }
-  const unknown = Object.keys(d).find((k) => !KEYS.has(k));
-  if (unknown !== undefined)
-    throw corruptData(`unknown key ${JSON.stringify(unknown)}`, `${path} ${unknown}`);
+  const loader = new DocumentLoader(path);
+  loader.header(d);
+  for (const [i, raw] of list(d, "conversations", path).entries()) loader.conversation(raw, i);
+  for (const [i, raw] of list(d, "messages", path).entries()) loader.message(raw, i);
+  for (const [i, raw] of list(d, "turnTraces", path).entries()) loader.trace(raw, i);
+  return loader.finish();
+}
 
-  const state = new MemoryState();
-  list(d, "conversations", path).forEach((raw, i) => {
+/** The order `writeSnapshotTemp` writes the record arrays in, which the streaming read needs. */
+const ARRAYS = ["conversations", "messages", "turnTraces"] as const;
+
+/**
+ * Loads the main file record by record as {@link scanDocument} reads it, so that the file's
+ * bytes, its text and its parsed tree are never in memory whole (at 200k messages they were
+ * 3.4× the file). A file of another shape (hand-written: other key order, a syntax error, …) is
+ * parsed whole by {@link loadDocument} instead, which reports exactly what is wrong.
+ */
+async function streamDocument(path: string): Promise<Snapshot> {
+  const loader = new DocumentLoader(path);
+  const header: Record<string, unknown> = {};
+  let current = -1;
+  await scanDocument(path, (key, value, index) => {
+    if (index === null) {
+      if (current >= 0 || (ARRAYS as readonly string[]).includes(key))
+        throw new UnexpectedShape("a scalar member after the records");
+      header[key] = value;
+      return;
+    }
+    const at = ARRAYS.indexOf(key as (typeof ARRAYS)[number]);
+    if (at < current || at === -1) throw new UnexpectedShape("records out of order");
+    if (current === -1) loader.header(header);
+    current = at;
+    if (at === 0) loader.conversation(value, index);
+    else if (at === 1) loader.message(value, index);
+    else loader.trace(value, index);
+  });
+  if (current === -1) loader.header(header);
+  return loader.finish();
+}
+
+/** Checks the document's header and each record against the models and the integrity rules, indexing them. */
+class DocumentLoader {
+  readonly #state = new MemoryState();
+  #generation = 0;
+  constructor(private readonly path: string) {}
+
+  header(d: Record<string, unknown>): void {
+    const path = this.path;
+    if (d.format !== FORMAT) {
+      throw corruptData(
+        `main file ${path} is not a ${FORMAT} document ("format" is not "${FORMAT}")`,
+        path,
+      );
+    }
+    if (!READABLE.has(d.version as number)) {
+      const newer = typeof d.version === "number" && d.version > VERSION;
+      throw corruptData(
+        newer
+          ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
+          : `main file ${path} has an unsupported "version" (expected 1 or ${VERSION})`,
+        path,
+      );
+    }
+    const generation = d.generation ?? 0;
+    if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
+      throw corruptData(`"generation" must be an integer >= 0`, `${path} generation`);
+    }
+    const unknown = Object.keys(d).find((k) => !KEYS.has(k));
+    if (unknown !== undefined)
+      throw corruptData(`unknown key ${JSON.stringify(unknown)}`, `${path} ${unknown}`);
+    this.#generation = generation as number;
+  }
+
+  conversation(raw: unknown, i: number): void {
+    const state = this.#state;
     const where = `conversations[${i}]`;
-    const at = `${path} ${where}`;
+    const at = `${this.path} ${where}`;
     const c = parseStored(StoredConversationSchema, raw, where, at, canonicalStoredConversation);
     if (state.conversations.has(c.id))
       throw corruptData(`${describeRecord(where, c)} repeats an id`, at);
     state.setConversation(storedConversation(c, c.lastMessageAt), false);
-  });
-  list(d, "messages", path).forEach((raw, i) => {
+  }
+
+  message(raw: unknown, i: number): void {
+    const state = this.#state;
     const where = `messages[${i}]`;
-    const at = `${path} ${where}`;
+    const at = `${this.path} ${where}`;
     const m = parseStored(MessageSchema, raw, where, at, canonicalMessage);
     const c = state.conversations.get(m.conversationId);
     if (state.messages.has(m.id))
@@ -160,10 +222,12 @@ function loadDocument(doc: unknown, path: string): Snapshot {
     state.addMessage(m, i, false);
     // A hand-written file may omit lastMessageAt, or hold one that is too small.
     if (c.lastMessageAt === null || m.timestamp > c.lastMessageAt) c.lastMessageAt = m.timestamp;
-  });
-  list(d, "turnTraces", path).forEach((raw, i) => {
+  }
+
+  trace(raw: unknown, i: number): void {
+    const state = this.#state;
     const where = `turnTraces[${i}]`;
-    const at = `${path} ${where}`;
+    const at = `${this.path} ${where}`;
     const t = parseStored(TurnTraceSchema, raw, where, at, canonicalTurnTrace);
     const message = state.messages.get(t.messageId)?.message;
     const what = describeRecord(where, t);
@@ -179,9 +243,12 @@ function loadDocument(doc: unknown, path: string): Snapshot {
     }
     // Files of version 1 may hold traces without a user; the contract gives them the owner's.
     state.putTrace(storedTrace(state, t), false);
-  });
-  state.sortIndexes();
-  return { state, generation: generation as number };
+  }
+
+  finish(): Snapshot {
+    this.#state.sortIndexes();
+    return { state: this.#state, generation: this.#generation };
+  }
 }
 
 /**
