@@ -11,7 +11,8 @@ async function scan(text: string): Promise<Record<string, unknown>> {
   await scanDocument(path, (key, value, index) => {
     if (index === null) out[key] = value;
     else {
-      const list = (out[key] ??= []) as unknown[];
+      if (!(key in out)) out[key] = [];
+      const list = out[key] as unknown[];
       expect(index).toBe(list.length);
       list.push(value);
     }
