@@ -113,6 +113,11 @@ class Scanner {
           this.#index = 0;
           this.#d2 = "open";
         } else if (d === 2 && this.#collecting === null) {
+          const end = c === 0x7b ? this.#fastElement(chunk, i) : -1;
+          if (end !== -1) {
+            i = end;
+            continue;
+          }
           this.#beginElement(i, true);
         }
         this.#depth++;
@@ -182,6 +187,45 @@ class Scanner {
 
   end(): void {
     if (!this.#done || this.#inString) throw new UnexpectedShape("unexpected end of data");
+  }
+
+  /**
+   * The pretty-printed layout's shortcut for an object element starting at `at`: a raw newline
+   * only ever stands between tokens (inside strings it is escaped), so the line that holds just
+   * the element's indentation and `}` closes it. Found with `indexOf`, the element is parsed
+   * without scanning its bytes here; parsing fails unless it really is the whole element (a
+   * prefix of an object that parses is the object). Returns the end, or -1 to scan byte by byte.
+   */
+  #fastElement(chunk: Buffer, at: number): number {
+    if (chunk[at + 1] !== 0x0a || this.#key === null || this.#d2 === "item") return -1;
+    let lineStart = at;
+    while (lineStart > 0 && chunk[lineStart - 1] === 0x20) lineStart--;
+    if (lineStart === 0 || chunk[lineStart - 1] !== 0x0a) return -1;
+    const close = this.#closer(at - lineStart);
+    const found = chunk.indexOf(close, at);
+    if (found === -1) return -1;
+    const end = found + close.length;
+    const bytes = chunk.subarray(at, end);
+    if (!isUtf8(bytes)) return -1;
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      return -1;
+    }
+    this.#d2 = "item";
+    this.visit(this.#key, value, this.#index++);
+    return end;
+  }
+
+  readonly #closers = new Map<number, Buffer>();
+  #closer(indent: number): Buffer {
+    let close = this.#closers.get(indent);
+    if (!close) {
+      close = Buffer.from(`\n${" ".repeat(indent)}}`);
+      this.#closers.set(indent, close);
+    }
+    return close;
   }
 
   /** Backslashes ending the collected pieces (a run split across chunks). */
