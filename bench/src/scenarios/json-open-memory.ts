@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { JsonMessageStore } from "@message-store/json";
 import type { JsonTarget } from "../adapters/json.js";
 import { syntheticIds } from "../adapters/synthetic.js";
 import { BASE_TIME, makeMessage, rng } from "../data.js";
 import type { Measurement, Scenario, TargetCheck } from "../scenario.js";
 import { summarize } from "../stats.js";
+import { runProbe } from "./json-store.js";
 
 /** What the `json-open-memory` child reports. */
 interface PeakProbe {
@@ -29,21 +28,7 @@ process.stdout.write(JSON.stringify({ openMs, peakRss, rssBefore }));
 `;
 
 function probePeak(path: string): Promise<PeakProbe> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", PROBE, path], {
-      stdio: ["ignore", "pipe", "inherit"],
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (code !== 0) reject(new Error(`the open probe exited with ${code}`));
-      else resolve(JSON.parse(out) as PeakProbe);
-    });
-  });
+  return runProbe<PeakProbe>([], PROBE, path);
 }
 
 const MiB = 1024 * 1024;
