@@ -171,6 +171,7 @@ describe("configuration", () => {
       pool_min: 2,
       pool_max: 10,
       connect_timeout_ms: 10_000,
+      create: true,
     });
     expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);
     expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);
