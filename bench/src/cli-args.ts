@@ -14,7 +14,7 @@ export interface RunOptions {
 export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js [options])
 
   --only <a,b>        adapters to run: json, postgres, mongo (default: all)
-  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json (default: all)
+  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory (default: all)
   --scale <x>         multiply sizes and iteration counts (default 1; 0.1 for a quick run)
   --mongo-max <n>     messages to load into Mongo for the big-store scenarios
                       (default 50000 on jongodb, 1000000 on MESSAGE_STORE_MONGODB_URL)

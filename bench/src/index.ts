@@ -16,6 +16,7 @@ import { type Limits, type Scenario, scaled } from "./scenario.js";
 import { deleteConversation } from "./scenarios/delete-conversation.js";
 import { immediateContext } from "./scenarios/immediate-context.js";
 import { ingest } from "./scenarios/ingest.js";
+import { jsonOpenMemory } from "./scenarios/json-open-memory.js";
 import { jsonStore } from "./scenarios/json-store.js";
 import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
@@ -32,6 +33,7 @@ const SCENARIOS: Scenario[] = [
   tracesByAgent,
   deleteConversation,
   jsonStore,
+  jsonOpenMemory,
 ];
 
 const DEFAULT_REPORT = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));

@@ -1,4 +1,7 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { isMessageStoreError, type MessageInput, MessageStore } from "@message-store/core";
+import { JsonMessageStore } from "@message-store/json";
 import {
   createTestDatabase,
   type PostgresServer,
@@ -7,6 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedIds } from "./support/backends.js";
 import { conversation, message } from "./support/messages.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const MIB = 1024 * 1024;
 /** One string shared by every message: the batch's JSON is big, this process's memory is not. */
@@ -70,5 +74,34 @@ describe("oversized input", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("json: a batch whose journal line exceeds JavaScript's longest string (~512 MiB) is a ValidationError; nothing is stored, in memory or on disk", async () => {
+    const path = join(tempDir("oversized-json"), "db.json");
+    const store = await JsonMessageStore.open({ path });
+    try {
+      const before = await store.storeConversation(conversation("huge"));
+      const batch = batchOf("j600", "huge", 600);
+      const started = Date.now();
+      const error = await store.storeMessages(batch).then(
+        () => new Error("stored"),
+        (e: unknown) => e,
+      );
+      console.info(
+        `json batch of 600 MiB: ${isMessageStoreError(error) ? error.code : String(error)} after ${Date.now() - started} ms: ${String((error as Error).message).slice(0, 160)}`,
+      );
+      expect(isMessageStoreError(error) && error.code, String(error)).toBe("VALIDATION");
+      expect((error as Error).message).toMatch(/^\[message-store\] \[json\] input too large/);
+      expect(await store.getMessage("j600-0")).toBeNull();
+      expect((await store.getConversation("huge"))?.lastActivityAt).toBe(before.lastActivityAt);
+      expect(statSync(`${path}.journal`).size).toBeLessThan(MIB);
+      await store.storeMessage(message("j-after", "huge", 5)); // the store is unharmed
+    } finally {
+      await store.close();
+    }
+    const reopened = await JsonMessageStore.open({ path });
+    expect(await reopened.getMessage("j600-0")).toBeNull();
+    expect(await reopened.getMessage("j-after")).not.toBeNull();
+    await reopened.close();
   });
 });

@@ -35,13 +35,20 @@ process.stdout.write(JSON.stringify({ openMs, rssBefore, rss, rssAfterGc: after.
 
 /** Opens the store in a fresh process (cold, nothing else in its heap) and reports time and RSS. */
 export function probeOpen(path: string): Promise<OpenProbe> {
+  return runProbe<OpenProbe>(["--expose-gc"], PROBE, path);
+}
+
+/**
+ * Runs `script` (an ES module) in a fresh Node process with `path` as its argument, from the
+ * bench package (so it resolves the packages whatever the current directory), and resolves with
+ * the JSON it prints.
+ */
+export function runProbe<T>(flags: string[], script: string, path: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", "--input-type=module", "-e", PROBE, path],
-      // Resolve the package from the bench package, whatever the current directory.
-      { stdio: ["ignore", "pipe", "inherit"], cwd: fileURLToPath(new URL("..", import.meta.url)) },
-    );
+    const child = spawn(process.execPath, [...flags, "--input-type=module", "-e", script, path], {
+      stdio: ["ignore", "pipe", "inherit"],
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+    });
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
@@ -49,7 +56,7 @@ export function probeOpen(path: string): Promise<OpenProbe> {
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code !== 0) reject(new Error(`the open probe exited with ${code}`));
-      else resolve(JSON.parse(out) as OpenProbe);
+      else resolve(JSON.parse(out) as T);
     });
   });
 }

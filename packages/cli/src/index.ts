@@ -28,10 +28,12 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  // `message-store export | head` closes the pipe early; that is not an error.
+  // `message-store export | head` closes the pipe early; that is not an error. The command stops
+  // at its next write (OutputClosedError) and closes its store, releasing the lock; the timer
+  // only ends a command that would not stop.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-    throw error;
+    if (error.code !== "EPIPE") throw error;
+    setTimeout(() => process.exit(0), 10_000).unref();
   });
   const code = await run(process.argv, {
     stdin: process.stdin,

@@ -1,8 +1,39 @@
 import { once } from "node:events";
+import type { Writable } from "node:stream";
 
-/** Writes `text`, waiting for the stream to drain when its buffer is full (backpressure). */
+/**
+ * The output stream was closed by its reader (`message-store export | head`): the command stops
+ * at its next write, closes its store (releasing the lock) and exits 0 without a message.
+ */
+export class OutputClosedError extends Error {
+  override name = "OutputClosedError";
+}
+
+/**
+ * Writes `text`, waiting for the stream to drain when its buffer is full (backpressure). Rejects
+ * with {@link OutputClosedError} once the stream is destroyed (a broken pipe), instead of
+ * waiting forever for a `drain` that never comes.
+ */
 export async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, "drain");
+  const writable = stream as Partial<Writable>;
+  if (writable.destroyed || writable.writableEnded) {
+    throw new OutputClosedError("the output was closed");
+  }
+  if (stream.write(text)) return;
+  const closed = once(stream, "close").then(() => {
+    throw new OutputClosedError("the output was closed");
+  });
+  await Promise.race([once(stream, "drain"), closed]).catch((error: unknown) => {
+    if (error instanceof OutputClosedError || isBrokenPipe(error)) {
+      throw new OutputClosedError("the output was closed");
+    }
+    throw error;
+  });
+}
+
+/** True for the error a write to a closed pipe gets. */
+function isBrokenPipe(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "EPIPE";
 }
 
 /** Writes `text` followed by a newline. */

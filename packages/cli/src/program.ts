@@ -11,6 +11,7 @@ import { showConversationCommand } from "./commands/show.js";
 import { statsCommand } from "./commands/stats.js";
 import { tracesCommand } from "./commands/traces.js";
 import { parseTimeArg } from "./format/time.js";
+import { OutputClosedError } from "./output.js";
 import { addStoreOptions, storeFromOptions } from "./store-options.js";
 import { type Env, parseStoreSpec } from "./store-spec.js";
 import { studioCommand } from "./studio/studio-command.js";
@@ -147,10 +148,11 @@ export function createProgram(io: CliIo): Command {
   )
     .description("upsert an NDJSON export into a store (safe to run again)")
     .option("--batch-size <n>", "messages per write", batchSize, 500)
+    .option("--allow-empty", "import an export without records (otherwise an error)")
     .action((file: string | undefined, options, command: Command) =>
       importCommand(
         storeFromOptions(command, io.env),
-        { input: file, batchSize: options.batchSize },
+        { input: file, batchSize: options.batchSize, allowEmpty: Boolean(options.allowEmpty) },
         io,
       ),
     );
@@ -219,6 +221,7 @@ export function createProgram(io: CliIo): Command {
     )
     .requiredOption("--to <spec>", "target store, same forms")
     .option("--batch-size <n>", "messages per read and per write", batchSize, 500)
+    .option("--allow-empty", "migrate a source that holds no conversations (otherwise an error)")
     .addOption(
       new Option("--progress <mode>", "bar, plain lines, or bar only on a terminal")
         .choices(["auto", "bar", "lines"])
@@ -230,6 +233,7 @@ export function createProgram(io: CliIo): Command {
         parseStoreSpec(options.to, io.env),
         {
           batchSize: options.batchSize,
+          allowEmpty: Boolean(options.allowEmpty),
           tty:
             options.progress === "bar" || (options.progress === "auto" && io.stdout.isTTY === true),
         },
@@ -251,6 +255,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       // Commander printed the message already; help and --version exit 0.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
+    if (error instanceof OutputClosedError) return ExitCode.ok;
     const debug = argv.includes("--debug") || io.env.MESSAGE_STORE_DEBUG === "1";
     io.stderr.write(`error: ${describeError(error, debug)}\n`);
     return exitCodeFor(error);

@@ -88,10 +88,11 @@ export function parseStoreSpec(spec: string, env: Env, cwd = process.cwd()): Sto
 
 /**
  * Reads a JSON config file holding the factory keys, e.g.
- * `{ "storage": "postgres", "dsn_env": "DATABASE_URL", "pool_max": 4 }`.
+ * `{ "storage": "postgres", "dsn": "env:DATABASE_URL", "pool_max": 4 }`.
  *
- * A key `<key>_env` names an environment variable whose value becomes `<key>` (a string);
- * giving both `<key>` and `<key>_env` is an error. A relative json `path` is resolved against
+ * A string value `env:NAME` is replaced by environment variable `NAME`, as on the command line.
+ * Deprecated, still read: a key `<key>_env` naming the variable whose value becomes `<key>`
+ * (giving both `<key>` and `<key>_env` is an error). A relative json `path` is resolved against
  * the config file's folder.
  */
 export function loadConfigFile(file: string, env: Env): StoreConfigObject {
@@ -119,6 +120,8 @@ export function loadConfigFile(file: string, env: Env): StoreConfigObject {
         throw new UsageError(`config file ${file}: "${key}" must name an environment variable`);
       }
       config[target] = readEnv(value, env, `config file ${file} (${key})`);
+    } else if (typeof value === "string") {
+      config[key] = valueOrEnv(value, env, `config file ${file} (${key})`);
     } else {
       config[key] = value;
     }

@@ -12,7 +12,8 @@ function toIssues(error: z.ZodError): ValidationIssue[] {
 
 /**
  * Parses `value` with `schema`, filling defaults. Throws {@link ValidationError} naming `what`
- * and the first failing path; never returns partially valid data.
+ * and listing the issues with their paths (see {@link describeIssues}); never returns partially
+ * valid data.
  *
  * `fast`, when given, is a structural check that returns exactly what the schema would (see
  * `canonical/`) or `undefined` when it cannot tell; the schema runs only then.
@@ -31,16 +32,23 @@ export function parseInput<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = toIssues(result.error);
-  const first = issues[0];
-  const where = first && first.path.length > 0 ? ` at ${first.path.join(".")}` : "";
-  const more = issues.length > 1 ? ` (+${issues.length - 1} more issue(s))` : "";
-  throw new ValidationError(
-    `invalid ${what}${where}: ${first?.message ?? "invalid"}${more}`,
-    issues,
-    {
-      adapter,
-    },
-  );
+  throw new ValidationError(`invalid ${what}: ${describeIssues(issues)}`, issues, { adapter });
+}
+
+/** How many issues a message spells out; the rest are counted. */
+const LISTED_ISSUES = 3;
+
+/**
+ * `path: message; path: message; …` for the first {@link LISTED_ISSUES} issues, then how many
+ * more there are (all of them stay in `ValidationError.issues`). A root-level issue has no path.
+ */
+export function describeIssues(issues: readonly ValidationIssue[]): string {
+  if (issues.length === 0) return "invalid";
+  const listed = issues
+    .slice(0, LISTED_ISSUES)
+    .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message));
+  const rest = issues.length - listed.length;
+  return `${listed.join("; ")}${rest > 0 ? `; and ${rest} more issue${rest === 1 ? "" : "s"}` : ""}`;
 }
 
 /** `IdSchema`'s rules without zod's overhead (on every read, zod's ~1 µs was a fifth of the JSON store's in-memory read). */

@@ -29,7 +29,7 @@ describe("parseInput", () => {
     expect(m.isFlagged).toBe(false);
   });
 
-  it("throws a ValidationError naming what, the first path and the issue count", () => {
+  it("throws a ValidationError naming what and every issue with its path", () => {
     const error = thrown(() =>
       parseInput(
         MessageSchema,
@@ -50,16 +50,43 @@ describe("parseInput", () => {
     expect(error.code).toBe("VALIDATION");
     expect(error.name).toBe("ValidationError");
     expect(error.adapter).toBe("postgres");
-    expect(error.message).toMatch(/^\[message-store\] \[postgres\] invalid message at /);
-    expect(error.message).toContain("(+1 more issue(s))");
+    expect(error.message).toMatch(/^\[message-store\] \[postgres\] invalid message: /);
     const paths = error.issues.map((i) => i.path.join("."));
     expect(paths).toContain("toolCalls.0.arguments.a.b");
     expect(paths).toContain("sentimentScore");
-    expect(error.message).toContain(`at ${paths[0]}:`);
+    for (const issue of error.issues) {
+      expect(error.message).toContain(`${issue.path.join(".")}: ${issue.message}`);
+    }
     for (const issue of error.issues) {
       expect(typeof issue.message).toBe("string");
       expect(typeof issue.code).toBe("string");
     }
+  });
+
+  it("names an unrecognized key beside a bad role (the key used to hide behind the count)", () => {
+    const error = thrown(() =>
+      parseInput(
+        MessageSchema,
+        { id: "m", conversationId: "c", userId: "u", role: "robot", content: "x", timestamp: 0 },
+        "message",
+      ),
+    );
+    expect(error.message).toMatch(/invalid message: .*role: /);
+    expect(error.message).toMatch(/Unrecognized key: "content"/);
+  });
+
+  it("spells out the first three issues and counts the rest", () => {
+    const error = thrown(() =>
+      parseInput(
+        MessageSchema,
+        { id: 1, conversationId: 2, userId: 3, role: 4, timestamp: "x" },
+        "message",
+      ),
+    );
+    expect(error.issues.length).toBeGreaterThan(4);
+    const rest = error.issues.length - 3;
+    expect(error.message).toContain(`; and ${rest} more issues`);
+    expect(error.message.split("; ")).toHaveLength(4);
   });
 
   it("omits the path for a root-level failure and the prefix without adapter", () => {

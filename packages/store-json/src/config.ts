@@ -24,6 +24,14 @@ export const JsonConfigSchema = z.strictObject({
    * the main file, whichever is larger; a configured value is used as it is).
    */
   compact_threshold_bytes: z.number().int().min(1).optional(),
+  /**
+   * Whether opening may create the store (default true). With `false` the open only reads what
+   * is there: no file or directory is created (an existing store gets its lock file and journal,
+   * as on every open), and a path with neither a main file nor a journal is a `NotFoundError`
+   * ("no message-store data at …"). For read-only tools such as the CLI's `stats` or a
+   * migration's source, so that a typo never leaves an empty store behind.
+   */
+  create: z.boolean().default(true),
 });
 
 /** What `JsonMessageStore.open` and `MessageStore.initialize({ storage: "json", … })` accept. */

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, open, readFile, rename, unlink } from "node:fs/promises";
+import { link, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { StoreLockedError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
-import { errorCode, storageError } from "./fs-util.js";
+import { errorCode, openWithMode, storageError } from "./fs-util.js";
 import { processWide } from "./process-wide.js";
 
 /** What a lock file holds. */
@@ -71,7 +71,8 @@ async function readText(path: string): Promise<string | null> {
 }
 
 /**
- * An exclusive lock on a store file, held through `<path>.lock`. The lock file is written in full
+ * An exclusive lock on a store file, held through `<path>.lock` (created with the store file's
+ * permission bits `mode`). The lock file is written in full
  * to a private temporary file and then hard-linked into place, which fails if the lock exists
  * (so a reader never sees a half-written lock). A lock whose owner process is gone is taken over:
  * it is renamed away first and checked to still be the stale one, so two processes taking over
@@ -84,7 +85,7 @@ export class FileLock {
   ) {}
 
   /** Acquires the lock or throws `StoreLockedError` naming the owner. */
-  static async acquire(path: string, storePath: string): Promise<FileLock> {
+  static async acquire(path: string, storePath: string, mode: number | null): Promise<FileLock> {
     const token = randomUUID();
     const owner: LockOwner = {
       pid: process.pid,
@@ -95,7 +96,7 @@ export class FileLock {
     };
     const tmp = `${path}.${token}`;
     try {
-      const handle = await open(tmp, "wx");
+      const handle = await openWithMode(tmp, "wx", mode);
       try {
         await handle.writeFile(`${JSON.stringify(owner)}\n`);
         await handle.sync();
@@ -108,7 +109,7 @@ export class FileLock {
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         try {
-          await publish(tmp, path);
+          await publish(tmp, path, mode);
           heldTokens.add(token);
           return new FileLock(path, token);
         } catch (error) {
@@ -152,13 +153,13 @@ export class FileLock {
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /** Creates `path` with the content of `tmp`, failing with EEXIST if it exists. */
-async function publish(tmp: string, path: string): Promise<void> {
+async function publish(tmp: string, path: string, mode: number | null): Promise<void> {
   try {
     await link(tmp, path);
   } catch (error) {
     if (!NO_HARD_LINKS.has(errorCode(error) ?? "")) throw error;
     // A file system without hard links: exclusive create (a reader may briefly see it empty).
-    const handle = await open(path, "wx");
+    const handle = await openWithMode(path, "wx", mode);
     try {
       await handle.writeFile(await readFile(tmp));
       await handle.sync();

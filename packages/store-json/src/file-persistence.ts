@@ -1,16 +1,16 @@
-import { mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
+import { lstat, mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { IntegrityError, StoreLockedError } from "@message-store/core";
+import { IntegrityError, NotFoundError, StoreLockedError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 import { FileLock } from "./file-lock.js";
-import { storageError, syncDirectory } from "./fs-util.js";
+import { errorCode, fileMode, storageError, syncDirectory } from "./fs-util.js";
 import { Journal, type JournalContents, readJournal } from "./journal.js";
 import { MemoryState } from "./memory-state.js";
 import { decodeLine, encodeGroup } from "./operation-codec.js";
 import { applyOperation, checkOperation, type Operation } from "./operations.js";
 import { processWide } from "./process-wide.js";
 import { corruptData } from "./record-schemas.js";
-import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
+import { readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
 
 /**
  * When the journal is folded into the main file: past `bytes`, or — when `growWithMainFile`
@@ -23,6 +23,8 @@ import { fileMode, readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
 export interface CompactionPolicy {
   bytes: number;
   growWithMainFile: boolean;
+  /** Whether a missing store may be created (see `JsonConfigSchema.create`). */
+  create?: boolean;
 }
 
 const MAIN_FILE_SHARE = 0.5;
@@ -33,6 +35,16 @@ async function fileSize(path: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => null)) !== null;
+}
+
+function noStore(path: string): NotFoundError {
+  return new NotFoundError(`no message-store data at ${path} (opened with create: false)`, {
+    adapter: ADAPTER,
+  });
 }
 
 /** Paths open in this process (shared by every copy of this package). */
@@ -46,16 +58,42 @@ export interface StoreFiles {
   temp: string;
 }
 
-/** Absolute, symlink-free path of the main file (its directory is created if missing). */
-async function resolveFiles(path: string): Promise<StoreFiles> {
+/**
+ * The store's real files: the main file's absolute, symlink-free path (a symlink to the main file
+ * is followed, so every alias shares one lock and journal, and compaction replaces the target,
+ * leaving the symlink in place). Missing directories are created. A main file with more than one
+ * hard link is refused: the other name would get a lock of its own, and a compaction (which
+ * writes a new file) would split the two names apart.
+ */
+async function resolveFiles(path: string, create: boolean): Promise<StoreFiles> {
   const absolute = resolve(path);
+  let main: string;
   try {
-    await mkdir(dirname(absolute), { recursive: true });
-    const main = join(await realpath(dirname(absolute)), basename(absolute));
-    return { main, journal: `${main}.journal`, lock: `${main}.lock`, temp: `${main}.tmp` };
+    main = await realpath(absolute);
   } catch (error) {
-    throw storageError("create the directory of", absolute, error);
+    if (errorCode(error) !== "ENOENT") throw storageError("resolve the path", absolute, error);
+    if ((await lstat(absolute).catch(() => null))?.isSymbolicLink()) {
+      throw storageError("follow the symlink (its target is missing)", absolute, error);
+    }
+    try {
+      if (create) await mkdir(dirname(absolute), { recursive: true });
+      main = join(await realpath(dirname(absolute)), basename(absolute));
+    } catch (error) {
+      if (!create && errorCode(error) === "ENOENT") throw noStore(absolute);
+      throw storageError("create the directory of", absolute, error);
+    }
+    if (!create && !(await exists(main)) && !(await exists(`${main}.journal`))) {
+      throw noStore(absolute);
+    }
   }
+  const links = (await stat(main).catch(() => null))?.nlink ?? 1;
+  if (links > 1) {
+    throw new StoreLockedError(
+      `cannot open ${main}: the file has ${links} hard links, and a store opened through another of its names would not share its lock; keep one name (use a symlink for an alias)`,
+      { adapter: ADAPTER },
+    );
+  }
+  return { main, journal: `${main}.journal`, lock: `${main}.lock`, temp: `${main}.tmp` };
 }
 
 /**
@@ -133,7 +171,7 @@ export class FilePersistence {
 
   /** Locks, loads and replays; finishes an interrupted compaction. */
   static async open(path: string, policy: CompactionPolicy): Promise<FilePersistence> {
-    const files = await resolveFiles(path);
+    const files = await resolveFiles(path, policy.create ?? true);
     if (openPaths.has(files.main)) {
       throw new StoreLockedError(`cannot open ${files.main}: it is already open in this process`, {
         adapter: ADAPTER,
@@ -143,14 +181,15 @@ export class FilePersistence {
     let lock: FileLock | null = null;
     let journal: Journal | null = null;
     try {
-      lock = await FileLock.acquire(files.lock, files.main);
+      const mode = await fileMode(files.main);
+      lock = await FileLock.acquire(files.lock, files.main, mode);
       const snapshot = await readSnapshot(files.main);
       const state = snapshot?.state ?? new MemoryState();
       const generation = snapshot?.generation ?? 0;
       const contents = await readJournal(files.journal);
       const obsolete = replay(state, contents, generation, files.journal);
       // Everything read is valid; from here on writing is safe.
-      journal = await Journal.open(files.journal, contents, await fileMode(files.main));
+      journal = await Journal.open(files.journal, contents, mode);
       const mainBytes = await fileSize(files.main);
       const persistence = new FilePersistence(
         files,

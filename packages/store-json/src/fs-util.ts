@@ -1,4 +1,4 @@
-import { type FileHandle, open } from "node:fs/promises";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import { StorageError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 
@@ -51,4 +51,37 @@ export async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Permission bits of an existing file (e.g. 0600 for a private store); null if it is missing. */
+export async function fileMode(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Opens `path` with `flags`, creating it with permission bits `mode` from the first moment (a
+ * file created with the umask and narrowed afterwards can be opened by another user in between,
+ * who keeps the descriptor). The umask may take bits away; those are given back afterwards,
+ * which only ever grants what the main file already grants. An existing file with more bits
+ * than `mode` is narrowed to it. With `mode` null, the defaults (0666 minus umask) apply.
+ */
+export async function openWithMode(
+  path: string,
+  flags: string,
+  mode: number | null,
+): Promise<FileHandle> {
+  if (mode === null) return open(path, flags);
+  const handle = await open(path, flags, mode);
+  try {
+    const actual = (await handle.stat()).mode & 0o777;
+    if (actual !== mode) await handle.chmod(mode);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
 }

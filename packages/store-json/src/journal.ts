@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
-import { type FileHandle, open, readFile } from "node:fs/promises";
+import { type FileHandle, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errorCode, storageError, syncDirectory, writeFully } from "./fs-util.js";
+import { errorCode, openWithMode, storageError, syncDirectory, writeFully } from "./fs-util.js";
 import { describeSyntaxError } from "./json-text.js";
 import { corruptData } from "./record-schemas.js";
 
@@ -88,8 +88,8 @@ export class Journal {
   }
 
   /**
-   * Opens the journal for appending, creating it if needed (with permission bits `mode`, those
-   * of the main file: it holds the same data), after cutting off a torn tail.
+   * Opens the journal for appending, creating it if needed with permission bits `mode` (those of
+   * the main file: it holds the same data; see `openWithMode`), after cutting off a torn tail.
    * Only call once the contents were read and validated: this writes.
    */
   static async open(
@@ -99,14 +99,13 @@ export class Journal {
   ): Promise<Journal> {
     let handle: FileHandle;
     try {
-      handle = await open(path, "a");
+      handle = await openWithMode(path, "a", mode);
     } catch (error) {
       throw storageError("open the journal", path, error);
     }
     const journal = new Journal(path, handle, contents?.totalBytes ?? 0);
     try {
       if (contents === null) {
-        if (mode !== null) await handle.chmod(mode);
         await syncDirectory(dirname(path));
       } else if (contents.committedBytes < contents.totalBytes) {
         await journal.#truncate(contents.committedBytes);

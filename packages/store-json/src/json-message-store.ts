@@ -87,20 +87,22 @@ export class JsonMessageStore extends MessageStore {
   /**
    * Opens (or creates) the store at `config.path`: locks the file, loads it and replays the
    * journal. `storage: "json"` may be given or left out. Throws `ConfigurationError` for a bad
-   * config (before any I/O), `StoreLockedError` when another process (or this one) has it open,
+   * config (before any I/O), `NotFoundError` with `create: false` when there is no store at the
+   * path (nothing is created), `StoreLockedError` when another process (or this one) has it open,
    * `CorruptDataError` when the files do not parse (they are left untouched) and `StorageError`
    * when the disk refuses.
    */
   static async open(config: JsonStoreConfig & { storage?: "json" }): Promise<JsonMessageStore> {
-    const { path, compact_threshold_bytes: configured } = parseConfig(
-      JsonConfigSchema,
-      config,
-      ADAPTER,
-    );
+    const {
+      path,
+      compact_threshold_bytes: configured,
+      create,
+    } = parseConfig(JsonConfigSchema, config, ADAPTER);
     if (path === MEMORY_PATH) return new JsonMessageStore(new MemoryState(), null);
     const persistence = await FilePersistence.open(path, {
       bytes: configured ?? DEFAULT_COMPACT_THRESHOLD_BYTES,
       growWithMainFile: configured === undefined,
+      create,
     });
     return new JsonMessageStore(persistence.memoryState, persistence);
   }

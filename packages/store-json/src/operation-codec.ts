@@ -4,12 +4,14 @@ import {
   MessageSchema,
   TimestampSchema,
   TurnTraceSchema,
+  ValidationError,
 } from "@message-store/core";
 import {
   canonicalConversationRecord,
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
+import { ADAPTER } from "./config.js";
 import { stringifyMessage } from "./json-text.js";
 import type { Operation } from "./operations.js";
 import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
@@ -21,10 +23,29 @@ import type { OwnerFilter } from "./soft-delete.js";
  * gains optional fields, and records are read with the model's defaults for fields they lack.
  */
 
+/** V8's longest string on 64-bit platforms (2^29 − 24 UTF-16 code units). */
+const MAX_STRING_LENGTH = 2 ** 29 - 24;
+
+/**
+ * `items.map(text).join(",")`, giving up with the engine's `RangeError` as soon as the texts
+ * add up past the longest string, rather than after holding all of them (a 600 MiB batch).
+ */
+function joinBounded<T>(items: readonly T[], text: (item: T) => string): string {
+  let length = 0;
+  return items
+    .map((item) => {
+      const part = text(item);
+      length += part.length + 1;
+      if (length > MAX_STRING_LENGTH) throw new RangeError("Invalid string length");
+      return part;
+    })
+    .join(",");
+}
+
 /** An operation as JSON text, without `gen`. */
 function encodeBody(op: Operation): string {
   if (op.op === "putMessages") {
-    const messages = op.messages.map((m) => stringifyMessage(m)).join(",");
+    const messages = joinBounded(op.messages, (m) => stringifyMessage(m));
     const ensure = op.ensureConversation
       ? `,"ensureConversation":${JSON.stringify(op.ensureConversation)}`
       : "";
@@ -40,11 +61,21 @@ export function encodeOperation(op: Operation, gen: number): string {
 
 /**
  * The journal line of operations committed together (see `group-commit.ts`): one line, so that
- * a crash keeps all of them or none. A single operation is written as an ordinary line.
+ * a crash keeps all of them or none. A single operation is written as an ordinary line. A line
+ * longer than JavaScript's longest string is a `ValidationError` (before anything is written).
  */
 export function encodeGroup(ops: readonly Operation[], gen: number): string {
-  if (ops.length === 1) return encodeOperation(ops[0]!, gen);
-  return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
+  try {
+    if (ops.length === 1) return encodeOperation(ops[0]!, gen);
+    return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
+  } catch (error) {
+    if (!(error instanceof RangeError && /string length/i.test(error.message))) throw error;
+    throw new ValidationError(
+      "input too large: its journal line would exceed JavaScript's longest string (about 512 MiB); nothing was stored, split the batch",
+      [{ path: [], message: "too large to journal", code: "too_big" }],
+      { adapter: ADAPTER, cause: error },
+    );
+  }
 }
 
 /** Each operation's fields: required ones, then optional ones (added by later versions). */

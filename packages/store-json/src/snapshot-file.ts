@@ -1,69 +1,26 @@
 import { isUtf8 } from "node:buffer";
-import { type FileHandle, open, readFile, stat, unlink } from "node:fs/promises";
-import { MessageSchema, TurnTraceSchema } from "@message-store/core";
-import {
-  canonicalConversationRecord,
-  canonicalMessage,
-  canonicalTurnTrace,
-} from "@message-store/core/adapter";
-import { errorCode, storageError, writeFully } from "./fs-util.js";
+import { type FileHandle, readFile, unlink } from "node:fs/promises";
+import { isMessageStoreError } from "@message-store/core";
+import { DocumentLoader, FORMAT, type Snapshot, VERSION } from "./document-loader.js";
+import { scanDocument, UnexpectedShape } from "./document-scanner.js";
+import { errorCode, fileMode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
-import {
-  MemoryState,
-  type MessageEntry,
-  type StoredConversation,
-  storedConversation,
-} from "./memory-state.js";
-import { storedTrace } from "./operation-rules.js";
-import {
-  corruptData,
-  describeRecord,
-  parseStored,
-  StoredConversationSchema,
-} from "./record-schemas.js";
+import type { MemoryState, MessageEntry } from "./memory-state.js";
+import { corruptData } from "./record-schemas.js";
 
-/*
- * The main file: one pretty-printed JSON document,
- *   { "format": "message-store", "version": 2, "generation": 3,
- *     "conversations": [...], "messages": [...], "turnTraces": [...] }
- * Message sequence is the position in `messages`. `generation` says which journal lines are
- * already folded in (see FilePersistence).
- */
-
-const FORMAT = "message-store";
-/** Written: 2 (records with tenants, soft delete and the new message fields). Read: 1 and 2. */
-const VERSION = 2;
-const READABLE = new Set([1, 2]);
-const KEYS = new Set([
-  "format",
-  "version",
-  "generation",
-  "conversations",
-  "messages",
-  "turnTraces",
-]);
-
-/** Core's fast check of a conversation record, plus the file's `lastMessageAt`. */
-function canonicalStoredConversation(c: Record<string, unknown>): StoredConversation | undefined {
-  const { lastMessageAt, ...record } = c;
-  if (
-    lastMessageAt !== null &&
-    !(Number.isSafeInteger(lastMessageAt) && (lastMessageAt as number) >= 0)
-  ) {
-    return undefined;
-  }
-  const canonical = canonicalConversationRecord(record);
-  return canonical && storedConversation(canonical, lastMessageAt as number | null);
-}
-
-/** The loaded main file. */
-export interface Snapshot {
-  state: MemoryState;
-  generation: number;
-}
+/* Reading and writing the main file; its layout is described in document-loader.ts. */
 
 /** Reads and validates the main file; `null` when it does not exist. Never writes. */
 export async function readSnapshot(path: string): Promise<Snapshot | null> {
+  try {
+    return await streamDocument(path);
+  } catch (error) {
+    if (isMessageStoreError(error)) throw error;
+    if (!(error instanceof UnexpectedShape)) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw storageError("read the main file", path, error);
+    }
+  }
   // Each step gets only what it needs, so the file's bytes and then its text can be collected
   // while the next step runs (together they are twice the file size).
   const file = await readText(path);
@@ -112,76 +69,44 @@ function loadDocument(doc: unknown, path: string): Snapshot {
     throw corruptData(`main file ${path} is not a ${FORMAT} document (not a JSON object)`, path);
   }
   const d = doc as Record<string, unknown>;
-  if (d.format !== FORMAT) {
-    throw corruptData(
-      `main file ${path} is not a ${FORMAT} document ("format" is not "${FORMAT}")`,
-      path,
-    );
-  }
-  if (!READABLE.has(d.version as number)) {
-    const newer = typeof d.version === "number" && d.version > VERSION;
-    throw corruptData(
-      newer
-        ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
-        : `main file ${path} has an unsupported "version" (expected 1 or ${VERSION})`,
-      path,
-    );
-  }
-  const generation = d.generation ?? 0;
-  if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
-    throw corruptData(`"generation" must be an integer >= 0`, `${path} generation`);
-  }
-  const unknown = Object.keys(d).find((k) => !KEYS.has(k));
-  if (unknown !== undefined)
-    throw corruptData(`unknown key ${JSON.stringify(unknown)}`, `${path} ${unknown}`);
+  const loader = new DocumentLoader(path);
+  loader.header(d);
+  for (const [i, raw] of list(d, "conversations", path).entries()) loader.conversation(raw, i);
+  for (const [i, raw] of list(d, "messages", path).entries()) loader.message(raw, i);
+  for (const [i, raw] of list(d, "turnTraces", path).entries()) loader.trace(raw, i);
+  return loader.finish();
+}
 
-  const state = new MemoryState();
-  list(d, "conversations", path).forEach((raw, i) => {
-    const where = `conversations[${i}]`;
-    const at = `${path} ${where}`;
-    const c = parseStored(StoredConversationSchema, raw, where, at, canonicalStoredConversation);
-    if (state.conversations.has(c.id))
-      throw corruptData(`${describeRecord(where, c)} repeats an id`, at);
-    state.setConversation(storedConversation(c, c.lastMessageAt), false);
-  });
-  list(d, "messages", path).forEach((raw, i) => {
-    const where = `messages[${i}]`;
-    const at = `${path} ${where}`;
-    const m = parseStored(MessageSchema, raw, where, at, canonicalMessage);
-    const c = state.conversations.get(m.conversationId);
-    if (state.messages.has(m.id))
-      throw corruptData(`${describeRecord(where, m)} repeats an id`, at);
-    if (!c) {
-      throw corruptData(
-        `${describeRecord(where, m)}: conversation ${JSON.stringify(m.conversationId)} does not exist`,
-        at,
-      );
+/** The order `writeSnapshotTemp` writes the record arrays in, which the streaming read needs. */
+const ARRAYS = ["conversations", "messages", "turnTraces"] as const;
+
+/**
+ * Loads the main file record by record as {@link scanDocument} reads it, so that the file's
+ * bytes, its text and its parsed tree are never in memory whole (at 200k messages they were
+ * 3.4× the file). A file of another shape (hand-written: other key order, a syntax error, …) is
+ * parsed whole by {@link loadDocument} instead, which reports exactly what is wrong.
+ */
+async function streamDocument(path: string): Promise<Snapshot> {
+  const loader = new DocumentLoader(path);
+  const header: Record<string, unknown> = {};
+  let current = -1;
+  await scanDocument(path, (key, value, index) => {
+    if (index === null) {
+      if (current >= 0 || (ARRAYS as readonly string[]).includes(key))
+        throw new UnexpectedShape("a scalar member after the records");
+      header[key] = value;
+      return;
     }
-    state.addMessage(m, i, false);
-    // A hand-written file may omit lastMessageAt, or hold one that is too small.
-    if (c.lastMessageAt === null || m.timestamp > c.lastMessageAt) c.lastMessageAt = m.timestamp;
+    const at = ARRAYS.indexOf(key as (typeof ARRAYS)[number]);
+    if (at < current || at === -1) throw new UnexpectedShape("records out of order");
+    if (current === -1) loader.header(header);
+    current = at;
+    if (at === 0) loader.conversation(value, index);
+    else if (at === 1) loader.message(value, index);
+    else loader.trace(value, index);
   });
-  list(d, "turnTraces", path).forEach((raw, i) => {
-    const where = `turnTraces[${i}]`;
-    const at = `${path} ${where}`;
-    const t = parseStored(TurnTraceSchema, raw, where, at, canonicalTurnTrace);
-    const message = state.messages.get(t.messageId)?.message;
-    const what = describeRecord(where, t);
-    if (state.traces.has(t.id)) throw corruptData(`${what} repeats an id`, at);
-    if (!message || message.conversationId !== t.conversationId) {
-      throw corruptData(
-        `${what}: message ${JSON.stringify(t.messageId)} does not exist in conversation ${JSON.stringify(t.conversationId)}`,
-        at,
-      );
-    }
-    if (state.traceIdByMessage.has(t.messageId)) {
-      throw corruptData(`${what}: message ${JSON.stringify(t.messageId)} already has a trace`, at);
-    }
-    // Files of version 1 may hold traces without a user; the contract gives them the owner's.
-    state.putTrace(storedTrace(state, t), false);
-  });
-  state.sortIndexes();
-  return { state, generation: generation as number };
+  if (current === -1) loader.header(header);
+  return loader.finish();
 }
 
 /**
@@ -234,19 +159,10 @@ async function writeArray<T>(
   await out.write(first ? `  "${key}": []${end}` : `\n  ]${end}`);
 }
 
-/** Permission bits of an existing file, so that a replacement keeps them (e.g. 0600); else null. */
-export async function fileMode(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).mode & 0o777;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Writes the whole state to `<path>.tmp` and fsyncs it; resolves to the temporary path, which
- * the caller renames over the main file. The file gets the main file's permission bits. On
- * failure the temporary file is removed.
+ * the caller renames over the main file. The file is created with the main file's permission
+ * bits (never readable by more users, even for a moment). On failure the temporary file is removed.
  */
 export async function writeSnapshotTemp(
   path: string,
@@ -258,8 +174,7 @@ export async function writeSnapshotTemp(
   try {
     const mode = await fileMode(path);
     await unlink(tmp).catch(() => undefined);
-    handle = await open(tmp, "wx");
-    if (mode !== null) await handle.chmod(mode);
+    handle = await openWithMode(tmp, "wx", mode);
     const out = new ChunkedWriter(handle);
     await out.write(
       `{\n  "format": "${FORMAT}",\n  "version": ${VERSION},\n  "generation": ${generation},\n`,

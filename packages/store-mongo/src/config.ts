@@ -51,6 +51,13 @@ export const MongoConfigSchema = z
      * also the client's `socketTimeoutMS`, so the driver gives up the abandoned operation too.
      */
     operation_timeout_ms: z.number().int().min(1).default(30_000),
+    /**
+     * Whether opening may create the store (default true). With `false` the open only reads what
+     * is there: no collection or index is created, and a store that does not exist yet is a `NotFoundError` ("no
+     * message-store data at …"). For read-only tools such as the CLI's `stats` or a migration's
+     * source, so that a typo never leaves an empty store behind.
+     */
+    create: z.boolean().default(true),
   })
   .refine(
     (c) => (c.uri === undefined) !== (c.client === undefined),

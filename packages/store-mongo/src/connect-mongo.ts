@@ -1,6 +1,12 @@
-import { ConfigurationError, isMessageStoreError } from "@message-store/core";
+import { ConfigurationError, isMessageStoreError, NotFoundError } from "@message-store/core";
 import { type Db, MongoClient } from "mongodb";
-import { ensureIndexes, type MongoContext, mongoContext, type ServerFacts } from "./collections.js";
+import {
+  COLLECTIONS,
+  ensureIndexes,
+  type MongoContext,
+  mongoContext,
+  type ServerFacts,
+} from "./collections.js";
 import { ADAPTER, type ResolvedMongoConfig } from "./config.js";
 import { fromDriverError } from "./errors.js";
 
@@ -12,7 +18,8 @@ export interface OpenedMongo {
 
 /**
  * Connects (an owned client only; a caller's client is used as it is), learns whether the
- * deployment supports transactions, and creates the indexes. An owned client is closed again
+ * deployment supports transactions, and creates the indexes (with `create: false`, checks that the
+ * collections exist instead). An owned client is closed again
  * if any step fails. Server selection failures become `ConnectionError` with passwords redacted.
  */
 export async function connectMongo(config: ResolvedMongoConfig): Promise<OpenedMongo> {
@@ -22,12 +29,41 @@ export async function connectMongo(config: ResolvedMongoConfig): Promise<OpenedM
     if (owned) await client.connect();
     const db = database(client, config.db);
     const facts = await serverFacts(db);
-    await ensureIndexes(db);
+    if (config.create) await ensureIndexes(db);
+    else await requireCollections(db, config.db);
     return { ctx: mongoContext(client, db, facts), owned };
   } catch (error) {
     if (owned) await client.close().catch(() => {});
     // Outside any call, so core does not stamp these: name the adapter here.
     throw isMessageStoreError(error) ? error : (fromDriverError(error, ADAPTER) ?? error);
+  }
+}
+
+/**
+ * Whether any of the store's collections exists. A server without `listCollections` (code 59,
+ * e.g. a MongoDB-compatible test server) is asked whether any of them holds a document instead.
+ */
+async function hasCollections(db: Db): Promise<boolean> {
+  const ours = Object.values(COLLECTIONS) as string[];
+  try {
+    const found = await db.listCollections({}, { nameOnly: true }).toArray();
+    return found.some((c) => ours.includes(c.name));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 59) throw error;
+    for (const name of ours) {
+      if ((await db.collection(name).findOne({}, { projection: { _id: 1 } })) !== null) return true;
+    }
+    return false;
+  }
+}
+
+/** With `create: false`: the store's collections must exist already (nothing is created). */
+async function requireCollections(db: Db, name: string): Promise<void> {
+  if (!(await hasCollections(db))) {
+    throw new NotFoundError(
+      `no message-store data in database "${name}" (opened with create: false, so no collection was created)`,
+      { adapter: ADAPTER },
+    );
   }
 }
 

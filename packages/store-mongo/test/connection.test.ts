@@ -127,6 +127,7 @@ describe("configuration", () => {
       db: "x",
       server_selection_timeout_ms: 10_000,
       operation_timeout_ms: 30_000,
+      create: true,
     });
     expect(MongoConfigSchema.safeParse({ uri: "mongodb+srv://h.example/x", db: "x" }).success).toBe(
       true,

@@ -120,6 +120,14 @@ export const PostgresConfigSchema = z
      * `ConnectionError`.
      */
     replica_fallback: z.enum(["primary", "error"]).default("primary"),
+    /**
+     * Whether opening may create the store (default true). With `false` the open only reads what
+     * is there: no migration runs (a schema that needs one is a
+     * `ConfigurationError`), and a store that does not exist yet is a `NotFoundError` ("no
+     * message-store data at …"). For read-only tools such as the CLI's `stats` or a migration's
+     * source, so that a typo never leaves an empty store behind.
+     */
+    create: z.boolean().default(true),
   })
   .refine(
     (c) => (c.dsn === undefined) !== (c.pool === undefined),

@@ -1,4 +1,4 @@
-import { ConfigurationError } from "@message-store/core";
+import { ConfigurationError, NotFoundError } from "@message-store/core";
 import type pg from "pg";
 import { columnTypes } from "./column-types.js";
 import { ADAPTER } from "./config.js";
@@ -79,6 +79,20 @@ export function migrate(pool: Queryable, schema: string): Promise<void> {
   return applySchema(pool, schema, packagePlan());
 }
 
+/** `applySchema` with `create: false` found work to do: nothing is created or migrated. */
+function refuseToCreate(schema: string, hasTables: boolean): never {
+  if (!hasTables) {
+    throw new NotFoundError(
+      `no message-store data in schema "${schema}" (opened with create: false, so no tables were created)`,
+      { adapter: ADAPTER },
+    );
+  }
+  throw new ConfigurationError(
+    `schema "${schema}" needs a migration, and the store was opened with create: false; open it once without to migrate`,
+    { adapter: ADAPTER },
+  );
+}
+
 /**
  * {@link migrate} with any plan: the runner itself, tested with plans of future versions.
  * `queryTimeoutMs` bounds each statement on the client (the store passes its `query_timeout_ms`,
@@ -89,7 +103,7 @@ export async function applySchema(
   pool: Queryable,
   schema: string,
   plan: SchemaPlan,
-  options: { queryTimeoutMs?: number | null } = {},
+  options: { queryTimeoutMs?: number | null; create?: boolean } = {},
 ): Promise<void> {
   const latest = Math.max(0, ...plan.migrations.map((m) => m.version));
   const sql = migrationSql(schema);
@@ -124,6 +138,7 @@ export async function applySchema(
     if (probe.has_migrations) {
       if (upToDate(await readState(), plan)) return;
     }
+    if (options.create === false) refuseToCreate(schema, probe.has_migrations);
     await query(sql.begin);
     inTransaction = true;
     await query(sql.lock.text, sql.lock.values);

@@ -112,7 +112,10 @@ export class PostgresMessageStore extends MessageStore {
       replica: createReplica(resolved),
     });
     try {
-      await applySchema(pool, store.schema, packagePlan(), { queryTimeoutMs });
+      await applySchema(pool, store.schema, packagePlan(), {
+        queryTimeoutMs,
+        create: resolved.create,
+      });
       const [row] = await store.#io.rows(store.#q.hasVector);
       store.#vector = row?.found === true;
     } catch (error) {

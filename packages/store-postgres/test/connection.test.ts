@@ -173,6 +173,7 @@ describe("configuration", () => {
       connect_timeout_ms: 10_000,
       transaction_pooler: false,
       replica_fallback: "primary",
+      create: true,
     });
     expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);
     expect(PostgresConfigSchema.safeParse({ dsn: "postgresql://h/db" }).success).toBe(true);

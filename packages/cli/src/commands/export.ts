@@ -68,7 +68,7 @@ export async function exportCommand(
   options: ExportOptions,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<void> {
-  const store = await openStore(config);
+  const store = await openStore(config, { create: false });
   try {
     const toFile = options.output !== undefined && options.output !== "-";
     let counts: ExportCounts;

@@ -1,5 +1,7 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import type { MessageStore } from "@message-store/core";
 import { BatchWriter } from "../batch-writer.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
 import { type ExportCounts, NdjsonError, parseRecord, readLines } from "../ndjson.js";
@@ -12,19 +14,27 @@ export interface ImportOptions {
   input?: string;
   /** Messages per `storeMessages` call. */
   batchSize: number;
+  /** Import an export without records too (it creates an empty store); otherwise an error. */
+  allowEmpty?: boolean;
 }
 
 /**
- * Reads an export and upserts it into `writer`'s store, in file order. Returns the footer's
- * counts, or `null` when the file has none.
+ * Reads an export and upserts it, in file order, through the writer that `openWriter` gives; it
+ * is called at the first data record, so a file without any (or a bad header) opens no store.
+ * Returns the footer's counts (`null` when the file has none) and whether a writer was opened.
  */
 export async function readExport(
   input: Readable,
-  writer: BatchWriter,
-): Promise<{ footer: ExportCounts | null; seen: ExportCounts }> {
+  openWriter: () => Promise<BatchWriter>,
+): Promise<{ footer: ExportCounts | null; seen: ExportCounts; opened: boolean }> {
   const seen: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   let footer: ExportCounts | null = null;
   let first = true;
+  let opened: BatchWriter | null = null;
+  const writer = async () => {
+    opened ??= await openWriter();
+    return opened;
+  };
   for await (const { line, text } of readLines(input)) {
     const record = parseRecord(text, line);
     if (first && record.type !== "header") {
@@ -35,17 +45,19 @@ export async function readExport(
       case "header":
         if (!first) throw new NdjsonError(line, "a second header line");
         break;
-      case "conversation":
-        await writer.flush();
-        await writer.conversation(record.data, `conversation on line ${line}`);
+      case "conversation": {
+        const w = await writer();
+        await w.flush();
+        await w.conversation(record.data, `conversation on line ${line}`);
         seen.conversations++;
         break;
+      }
       case "message":
-        await writer.messages([record.data], () => `line ${line}`);
+        await (await writer()).messages([record.data], () => `line ${line}`);
         seen.messages++;
         break;
       case "turnTrace":
-        await writer.trace(record.data, `trace on line ${line}`);
+        await (await writer()).trace(record.data, `trace on line ${line}`);
         seen.turnTraces++;
         break;
       case "footer":
@@ -59,8 +71,9 @@ export async function readExport(
     first = false;
   }
   if (first) throw new UsageError("the input is empty (expected a message-store export)");
-  await writer.flush();
-  return { footer, seen };
+  const used = opened as BatchWriter | null;
+  await used?.flush();
+  return { footer, seen, opened: used !== null };
 }
 
 /** `message-store import [file]`: upserts an NDJSON export (safe to run twice). */
@@ -82,12 +95,32 @@ export async function importCommand(
       `cannot read ${options.input}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
     );
   });
-  const store = await openStore(config);
+  // A JSON target this import creates is removed again if the import fails before storing anything.
+  const newJsonFile =
+    config.storage === "json" &&
+    typeof config.path === "string" &&
+    config.path !== ":memory:" &&
+    !existsSync(config.path)
+      ? config.path
+      : null;
+  let store: MessageStore | null = null;
+  let failed = true;
   try {
-    const writer = new BatchWriter(store, options.batchSize);
-    const { footer, seen } = await readExport(input, writer);
+    const { footer, seen } = await readExport(input, async () => {
+      store = await openStore(config);
+      return new BatchWriter(store, options.batchSize);
+    });
+    if (store === null) {
+      if (!options.allowEmpty) {
+        throw new CommandFailedError(
+          "the export holds no records (no store was opened); pass --allow-empty to import it anyway",
+        );
+      }
+      store = await openStore(config);
+    }
     const summary = `imported ${seen.conversations} conversations, ${seen.messages} messages, ${seen.turnTraces} traces into ${describeStore(config)}`;
     await writeLine(io.stderr, summary);
+    failed = false;
     if (footer === null) {
       throw new CommandFailedError(
         "the export has no footer line: it may be truncated (everything read was imported)",
@@ -103,6 +136,22 @@ export async function importCommand(
     }
   } finally {
     input.destroy();
-    await store.close().catch(() => {});
+    const target = store as MessageStore | null;
+    const empty = failed && newJsonFile !== null && target !== null && (await isEmpty(target));
+    await target?.close().catch(() => {});
+    if (empty) await removeJsonStore(newJsonFile!);
   }
+}
+
+async function isEmpty(store: MessageStore): Promise<boolean> {
+  try {
+    return (await store.listConversations({ limit: 1 })).items.length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the files of a JSON store (closed) that a failed import created. */
+async function removeJsonStore(path: string): Promise<void> {
+  for (const suffix of ["", ".journal"]) await rm(`${path}${suffix}`, { force: true });
 }

@@ -21,6 +21,8 @@ export interface MigrateOptions {
   batchSize: number;
   /** Draw a progress bar (stdout is a terminal) rather than plain lines. */
   tty: boolean;
+  /** Migrate a source without conversations too (otherwise an error: a typo is likelier). */
+  allowEmpty?: boolean;
 }
 
 interface Io {
@@ -157,9 +159,14 @@ export async function migrateCommand(
   if (canonicalJson(from) === canonicalJson(to))
     throw new UsageError("--from and --to name the same store");
   const started = Date.now();
-  const source = await openStore(from);
+  const source = await openStore(from, { create: false });
   let target: MessageStore | null = null;
   try {
+    if (!options.allowEmpty && (await countConversations(source)) === 0) {
+      throw new CommandFailedError(
+        `the source ${describeStore(from)} holds no conversations (nothing was written to the target); pass --allow-empty to migrate an empty store`,
+      );
+    }
     target = await openStore(to);
     await writeLine(io.stdout, `from: ${describeStore(from)}`);
     await writeLine(io.stdout, `to:   ${describeStore(to)}`);

@@ -17,18 +17,22 @@ export async function showConversationCommand(
   io: { stdout: NodeJS.WritableStream },
 ): Promise<void> {
   const read = { includeDeleted: options.includeDeleted };
-  const text = await withStore(config, async (store) => {
-    const conversation = await store.getConversation(id, read);
-    if (conversation === null)
-      throw new CommandFailedError(`no conversation with id ${JSON.stringify(id)}`);
-    const messages: Message[] = [];
-    for await (const page of messagePages(store, id, 1000, read)) messages.push(...page);
-    // One query for all traces of the conversation instead of one lookup per assistant message.
-    const traces = new Map<string, TurnTrace>();
-    for await (const page of tracePages(store, { conversationId: id, ...read }, 1000)) {
-      for (const t of page) traces.set(t.messageId, t);
-    }
-    return renderTranscript(conversation, messages, traces, { maxJson: options.full ? 0 : 160 });
-  });
+  const text = await withStore(
+    config,
+    async (store) => {
+      const conversation = await store.getConversation(id, read);
+      if (conversation === null)
+        throw new CommandFailedError(`no conversation with id ${JSON.stringify(id)}`);
+      const messages: Message[] = [];
+      for await (const page of messagePages(store, id, 1000, read)) messages.push(...page);
+      // One query for all traces of the conversation instead of one lookup per assistant message.
+      const traces = new Map<string, TurnTrace>();
+      for await (const page of tracePages(store, { conversationId: id, ...read }, 1000)) {
+        for (const t of page) traces.set(t.messageId, t);
+      }
+      return renderTranscript(conversation, messages, traces, { maxJson: options.full ? 0 : 160 });
+    },
+    { create: false },
+  );
   await writeLine(io.stdout, text);
 }

@@ -157,7 +157,9 @@ export async function statsCommand(
   options: { top: number; json: boolean },
   io: { stdout: NodeJS.WritableStream },
 ): Promise<void> {
-  const stats = await withStore(config, (store) => collectStats(store, options.top));
+  const stats = await withStore(config, (store) => collectStats(store, options.top), {
+    create: false,
+  });
   await writeLine(
     io.stdout,
     options.json ? JSON.stringify(stats, null, 2) : renderStats(describeStore(config), stats),

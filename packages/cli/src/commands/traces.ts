@@ -132,6 +132,6 @@ export async function tracesCommand(
   options: TracesOptions,
   io: { stdout: NodeJS.WritableStream },
 ): Promise<void> {
-  const text = await withStore(config, (store) => render(store, options));
+  const text = await withStore(config, (store) => render(store, options), { create: false });
   await writeLine(io.stdout, text);
 }

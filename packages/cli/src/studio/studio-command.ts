@@ -37,7 +37,7 @@ export async function studioCommand(
 ): Promise<void> {
   // Listen for the stop signal before anything is printed, so a prompt Ctrl-C is not lost.
   const stopped = options.stopped ?? untilSignal();
-  const store = await openStore(config);
+  const store = await openStore(config, { create: false });
   try {
     const token = newToken();
     const info: StudioInfo = {

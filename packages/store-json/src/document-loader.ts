@@ -1,0 +1,143 @@
+import { MessageSchema, TurnTraceSchema } from "@message-store/core";
+import {
+  canonicalConversationRecord,
+  canonicalMessage,
+  canonicalTurnTrace,
+} from "@message-store/core/adapter";
+import { MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
+import { storedTrace } from "./operation-rules.js";
+import {
+  corruptData,
+  describeRecord,
+  parseStored,
+  StoredConversationSchema,
+} from "./record-schemas.js";
+
+/*
+ * The main file: one pretty-printed JSON document,
+ *   { "format": "message-store", "version": 2, "generation": 3,
+ *     "conversations": [...], "messages": [...], "turnTraces": [...] }
+ * Message sequence is the position in `messages`. `generation` says which journal lines are
+ * already folded in (see FilePersistence).
+ */
+
+export const FORMAT = "message-store";
+/** Written: 2 (records with tenants, soft delete and the new message fields). Read: 1 and 2. */
+export const VERSION = 2;
+const READABLE = new Set([1, 2]);
+const KEYS = new Set([
+  "format",
+  "version",
+  "generation",
+  "conversations",
+  "messages",
+  "turnTraces",
+]);
+
+/** Core's fast check of a conversation record, plus the file's `lastMessageAt`. */
+function canonicalStoredConversation(c: Record<string, unknown>): StoredConversation | undefined {
+  const { lastMessageAt, ...record } = c;
+  if (
+    lastMessageAt !== null &&
+    !(Number.isSafeInteger(lastMessageAt) && (lastMessageAt as number) >= 0)
+  ) {
+    return undefined;
+  }
+  const canonical = canonicalConversationRecord(record);
+  return canonical && storedConversation(canonical, lastMessageAt as number | null);
+}
+
+/** The loaded main file. */
+export interface Snapshot {
+  state: MemoryState;
+  generation: number;
+}
+
+/** Checks the document's header and each record against the models and the integrity rules, indexing them. */
+export class DocumentLoader {
+  readonly #state = new MemoryState();
+  #generation = 0;
+  constructor(private readonly path: string) {}
+
+  header(d: Record<string, unknown>): void {
+    const path = this.path;
+    if (d.format !== FORMAT) {
+      throw corruptData(
+        `main file ${path} is not a ${FORMAT} document ("format" is not "${FORMAT}")`,
+        path,
+      );
+    }
+    if (!READABLE.has(d.version as number)) {
+      const newer = typeof d.version === "number" && d.version > VERSION;
+      throw corruptData(
+        newer
+          ? `main file ${path} has format version ${d.version}, written by a newer @message-store/json`
+          : `main file ${path} has an unsupported "version" (expected 1 or ${VERSION})`,
+        path,
+      );
+    }
+    const generation = d.generation ?? 0;
+    if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
+      throw corruptData(`"generation" must be an integer >= 0`, `${path} generation`);
+    }
+    const unknown = Object.keys(d).find((k) => !KEYS.has(k));
+    if (unknown !== undefined)
+      throw corruptData(`unknown key ${JSON.stringify(unknown)}`, `${path} ${unknown}`);
+    this.#generation = generation as number;
+  }
+
+  conversation(raw: unknown, i: number): void {
+    const state = this.#state;
+    const where = `conversations[${i}]`;
+    const at = `${this.path} ${where}`;
+    const c = parseStored(StoredConversationSchema, raw, where, at, canonicalStoredConversation);
+    if (state.conversations.has(c.id))
+      throw corruptData(`${describeRecord(where, c)} repeats an id`, at);
+    state.setConversation(storedConversation(c, c.lastMessageAt), false);
+  }
+
+  message(raw: unknown, i: number): void {
+    const state = this.#state;
+    const where = `messages[${i}]`;
+    const at = `${this.path} ${where}`;
+    const m = parseStored(MessageSchema, raw, where, at, canonicalMessage);
+    const c = state.conversations.get(m.conversationId);
+    if (state.messages.has(m.id))
+      throw corruptData(`${describeRecord(where, m)} repeats an id`, at);
+    if (!c) {
+      throw corruptData(
+        `${describeRecord(where, m)}: conversation ${JSON.stringify(m.conversationId)} does not exist`,
+        at,
+      );
+    }
+    state.addMessage(m, i, false);
+    // A hand-written file may omit lastMessageAt, or hold one that is too small.
+    if (c.lastMessageAt === null || m.timestamp > c.lastMessageAt) c.lastMessageAt = m.timestamp;
+  }
+
+  trace(raw: unknown, i: number): void {
+    const state = this.#state;
+    const where = `turnTraces[${i}]`;
+    const at = `${this.path} ${where}`;
+    const t = parseStored(TurnTraceSchema, raw, where, at, canonicalTurnTrace);
+    const message = state.messages.get(t.messageId)?.message;
+    const what = describeRecord(where, t);
+    if (state.traces.has(t.id)) throw corruptData(`${what} repeats an id`, at);
+    if (!message || message.conversationId !== t.conversationId) {
+      throw corruptData(
+        `${what}: message ${JSON.stringify(t.messageId)} does not exist in conversation ${JSON.stringify(t.conversationId)}`,
+        at,
+      );
+    }
+    if (state.traceIdByMessage.has(t.messageId)) {
+      throw corruptData(`${what}: message ${JSON.stringify(t.messageId)} already has a trace`, at);
+    }
+    // Files of version 1 may hold traces without a user; the contract gives them the owner's.
+    state.putTrace(storedTrace(state, t), false);
+  }
+
+  finish(): Snapshot {
+    this.#state.sortIndexes();
+    return { state: this.#state, generation: this.#generation };
+  }
+}
