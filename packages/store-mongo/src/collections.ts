@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Db, IndexDescription, MongoClient } from "mongodb";
 import type { ConversationDoc, MessageDoc, TurnTraceDoc } from "./documents.js";
+import { backfillEmbeddingQueue, PENDING_INDEX, predatesEmbeddingQueue } from "./queue-backfill.js";
 
 /** Collection names. */
 export const COLLECTIONS = {
@@ -54,7 +55,7 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     },
     // The embedding queue (listPendingEmbeddings): only pending messages carry `pendingKey`, so
     // these indexes are as small as the queue; by id, and by id within a user or a tenant.
-    { name: "messages_pending", key: { pendingKey: 1 }, partialFilterExpression: PENDING },
+    { name: PENDING_INDEX, key: { pendingKey: 1 }, partialFilterExpression: PENDING },
     {
       name: "messages_pending_user",
       key: { userId: 1, pendingKey: 1 },
@@ -125,8 +126,13 @@ export function mongoContext(client: MongoClient, db: Db, facts: ServerFacts): M
   };
 }
 
-/** Creates the collections' indexes; a no-op when they already exist with the same definition. */
+/**
+ * Creates the collections' indexes; a no-op when they already exist with the same definition. A
+ * store written before the embedding queue existed first has its unembedded messages queued
+ * (before the queue's index exists, so an interrupted upgrade is finished by the next open).
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
+  if (await predatesEmbeddingQueue(db)) await backfillEmbeddingQueue(db);
   await Promise.all(
     (Object.keys(COLLECTIONS) as (keyof typeof COLLECTIONS)[]).map((k) =>
       db.collection(COLLECTIONS[k]).createIndexes(INDEXES[k]),

@@ -1,7 +1,7 @@
 import type { CommandStartedEvent, Document } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { COLLECTIONS, INDEXES } from "../src/index.js";
-import { conv, type Fixture, msg, openFixture, T0, traceOf } from "./helpers.js";
+import { COLLECTIONS, INDEXES, MongoMessageStore } from "../src/index.js";
+import { conv, type Fixture, msg, openFixture, T0, traceOf, uniqueDbName } from "./helpers.js";
 
 const COLLECTION_KEY = {
   [COLLECTIONS.conversations]: "conversations",
@@ -106,16 +106,55 @@ describe("tenant- and user-scoped lists are index scans", () => {
 });
 
 describe("messages written before the embedding queue", () => {
-  it("carry no pendingKey: they are not pending until rewritten", async () => {
+  it("are queued by the next open, which then creates the queue's indexes", async () => {
+    const f = await openFixture();
+    await f.store.storeConversation(conv("c"));
+    const vector = [0.1, 0.2];
+    await f.store.storeMessages([
+      msg("m1", "c", 1),
+      msg("m2", "c", 2, { embedding: vector }),
+      msg("m3", "c", 3, { role: "assistant" }),
+    ]);
+    // A store written before the queue: the same documents without pendingKey, in a database
+    // whose collections have no queue indexes.
+    const oldDb = uniqueDbName();
+    for (const name of ["conversations", "messages"]) {
+      const docs = await f.db.collection(name).find().toArray();
+      await f.client
+        .db(oldDb)
+        .collection(name)
+        .insertMany(docs.map(({ pendingKey, ...doc }) => doc));
+    }
+    const messages = f.client.db(oldDb).collection("messages");
+    expect((await messages.listIndexes().toArray()).map((i) => i.name)).not.toContain(
+      "messages_pending",
+    );
+
+    const reopened = await MongoMessageStore.open({
+      storage: "mongodb",
+      client: f.client,
+      db: oldDb,
+    });
+    expect((await reopened.listPendingEmbeddings()).items.map((m) => m.id)).toEqual(["m1", "m3"]);
+    const names = (await messages.listIndexes().toArray()).map((i) => i.name);
+    expect(names).toContain("messages_pending");
+    expect((await reopened.getMessage("m2"))?.embedding).toEqual(vector);
+  });
+
+  it("a store that already has the queue is not scanned again", async () => {
     const f = await openFixture();
     await f.store.storeConversation(conv("c"));
     await f.store.storeMessage(msg("m", "c", 1));
     await f.db
       .collection("messages")
       .updateOne({ _id: "m" as never }, { $unset: { pendingKey: "" } });
-    expect((await f.store.listPendingEmbeddings()).items).toEqual([]);
-    await f.store.storeMessage(msg("m", "c", 1));
-    expect((await f.store.listPendingEmbeddings()).items.map((m) => m.id)).toEqual(["m"]);
+    const reopened = await MongoMessageStore.open({
+      storage: "mongodb",
+      client: f.client,
+      db: f.dbName,
+    });
+    // The queue's index exists, so the open did not backfill: the hand-edited message stays out.
+    expect((await reopened.listPendingEmbeddings()).items).toEqual([]);
   });
 });
 
