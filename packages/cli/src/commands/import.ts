@@ -2,8 +2,9 @@ import { createReadStream, existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { MessageStore } from "@message-store/core";
-import { BatchWriter } from "../batch-writer.js";
+import { BatchWriter, type RecordSink } from "../batch-writer.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
+import { ExportValidator } from "../export-validator.js";
 import { type ExportCounts, NdjsonError, parseRecord, readLines } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -25,12 +26,12 @@ export interface ImportOptions {
  */
 export async function readExport(
   input: Readable,
-  openWriter: () => Promise<BatchWriter>,
+  openWriter: () => Promise<RecordSink>,
 ): Promise<{ footer: ExportCounts | null; seen: ExportCounts; opened: boolean }> {
   const seen: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   let footer: ExportCounts | null = null;
   let first = true;
-  let opened: BatchWriter | null = null;
+  let opened: RecordSink | null = null;
   const writer = async () => {
     opened ??= await openWriter();
     return opened;
@@ -71,7 +72,7 @@ export async function readExport(
     first = false;
   }
   if (first) throw new UsageError("the input is empty (expected a message-store export)");
-  const used = opened as BatchWriter | null;
+  const used = opened as RecordSink | null;
   await used?.flush();
   return { footer, seen, opened: used !== null };
 }
@@ -95,6 +96,11 @@ export async function importCommand(
       `cannot read ${options.input}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
     );
   });
+  // A file is read twice: first every record is checked, before any store is opened, so a bad
+  // file leaves no target behind on any backend. (Standard input is read once; see below.)
+  if (fromFile) {
+    await readExport(createReadStream(options.input!), async () => new ExportValidator());
+  }
   // A JSON target this import creates is removed again if the import fails before storing anything.
   const newJsonFile =
     config.storage === "json" &&
