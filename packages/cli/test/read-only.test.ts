@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -115,7 +115,7 @@ describe("the CLI never writes by accident", () => {
     expect(readdirSync(cwd).filter((f) => f.startsWith("new2"))).toEqual([]);
   });
 
-  it("import: a bad export file creates no PostgreSQL tables and no MongoDB collections", async () => {
+  it("import: a bad export (a file or standard input) creates no PostgreSQL tables and no MongoDB collections", async () => {
     const empty = (await runOk(["export", "--store", "json:data.json", "-u", "nobody"], { cwd }))
       .stdout;
     const [header] = empty.split("\n");
@@ -130,8 +130,13 @@ describe("the CLI never writes by accident", () => {
       PG_DSN: await freshPostgres("cli_import"),
       MONGO_URI: freshMongo("cli_import"),
     };
-    for (const store of ["postgres:env:PG_DSN", "mongodb:env:MONGO_URI"]) {
-      const failed = await runCli(["import", "bad-late.ndjson", "--store", store], { cwd, env });
+    const bad = readFileSync(join(cwd, "bad-late.ndjson"), "utf8");
+    for (const [store, file] of [
+      ["postgres:env:PG_DSN", "bad-late.ndjson"],
+      ["mongodb:env:MONGO_URI", "bad-late.ndjson"],
+      ["postgres:env:PG_DSN", "-"],
+    ] as const) {
+      const failed = await runCli(["import", file, "--store", store], { cwd, env, input: bad });
       expect(failed.code, failed.stderr).toBe(1);
       expect(failed.stderr).toMatch(/line 3.*role/s);
       // Nothing was created: a read-only command still finds no message-store data there.
