@@ -12,8 +12,10 @@ const THRESHOLD = 24 * 1024;
 
 /** What the crashed files show about the moment of the kill. */
 interface CrashState {
-  /** `<path>.tmp` exists: killed while the new main file was being written. */
+  /** `<path>.tmp` or `<path>.compacting.tmp` exists: killed while a new main file was being written. */
   tempFile: boolean;
+  /** The journal holds a generation mark above the main file's: killed during a compaction that writes go on through, before its rename. */
+  openMark: boolean;
   /** Journal lines of an older generation than the main file: killed after the rename, before the journal was emptied. */
   staleJournal: boolean;
   /** A lock file of the dead writer was left behind. */
@@ -25,8 +27,12 @@ function inspect(path: string): CrashState {
   const mainGen = Number(/"generation":\s*(\d+)/.exec(head)?.[1] ?? -1);
   const journal = existsSync(`${path}.journal`) ? readFileSync(`${path}.journal`, "utf8") : "";
   const journalGen = Number(/^\{"gen":(\d+)/.exec(journal)?.[1] ?? Number.NaN);
+  const marks = [...journal.matchAll(/^\{"gen":(\d+),"op":"generation"\}$/gm)].map((m) =>
+    Number(m[1]),
+  );
   return {
-    tempFile: existsSync(`${path}.tmp`),
+    tempFile: existsSync(`${path}.tmp`) || existsSync(`${path}.compacting.tmp`),
+    openMark: marks.some((gen) => gen > mainGen),
     staleJournal: journalGen < mainGen,
     staleLock: existsSync(`${path}.lock`),
   };
@@ -51,7 +57,14 @@ describe("json crash", () => {
     const path = join(tempDir("json-crash"), "db.json");
     const conversations = new Set<string>();
     const versions = new Map<string, number>(); // acknowledged message id -> acknowledged version
-    const tally = { tempFile: 0, staleJournal: 0, duringCompaction: 0, staleLock: 0, acks: 0 };
+    const tally = {
+      tempFile: 0,
+      openMark: 0,
+      staleJournal: 0,
+      duringCompaction: 0,
+      staleLock: 0,
+      acks: 0,
+    };
     const tally2 = { atStartup: 0, whileWriting: 0 };
 
     for (let round = 0; round < KILLS; round++) {
@@ -77,8 +90,9 @@ describe("json crash", () => {
       }
       const state = inspect(path);
       if (state.tempFile) tally.tempFile++;
+      if (state.openMark) tally.openMark++;
       if (state.staleJournal) tally.staleJournal++;
-      if (state.tempFile || state.staleJournal) tally.duringCompaction++;
+      if (state.tempFile || state.openMark || state.staleJournal) tally.duringCompaction++;
       if (state.staleLock) tally.staleLock++;
 
       // Every third round checks a copy, so the next writer has to recover the crashed files itself.
@@ -109,6 +123,7 @@ describe("json crash", () => {
     console.info(
       `json crash: seed ${seed}, ${KILLS} kills (${tally2.atStartup} at startup, ${tally2.whileWriting} while writing), ` +
         `${tally.duringCompaction} during compaction (${tally.tempFile} with a .tmp file, ` +
+        `${tally.openMark} before the rename of one that writes went on through, ` +
         `${tally.staleJournal} with an un-emptied journal), ${tally.staleLock} stale locks taken over, ` +
         `${tally.acks} acknowledged writes, ${versions.size} messages`,
     );

@@ -15,6 +15,14 @@ interface Pending<T> {
   origin: string;
 }
 
+/** Where an import sends the records it reads (a store's writer, or a validator). */
+export interface RecordSink {
+  conversation(record: Record<string, unknown>, origin: string): Promise<void>;
+  messages(records: Record<string, unknown>[], origin: (index: number) => string): Promise<void>;
+  trace(record: Record<string, unknown>, origin: string): Promise<void>;
+  flush(): Promise<void>;
+}
+
 /** A write that failed, with where its records came from. The store's error is the `cause`. */
 export class WriteError extends Error {
   override name = "WriteError";
@@ -31,7 +39,7 @@ function describeOrigins(items: Pending<unknown>[]): string {
  * messages keep their order), then traces once their messages are stored. Every write is an
  * upsert, so replaying the same records is harmless.
  */
-export class BatchWriter {
+export class BatchWriter implements RecordSink {
   readonly written: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   #messages: Pending<MessageInput>[] = [];
   #messageIds = new Set<string>();

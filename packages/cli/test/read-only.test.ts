@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -113,6 +113,37 @@ describe("the CLI never writes by accident", () => {
     const failed = await runCli(["import", "bad.ndjson", "--store", "json:new2.json"], { cwd });
     expect(failed.code, failed.stderr).toBe(1);
     expect(readdirSync(cwd).filter((f) => f.startsWith("new2"))).toEqual([]);
+  });
+
+  it("import: a bad export (a file or standard input) creates no PostgreSQL tables and no MongoDB collections", async () => {
+    const empty = (await runOk(["export", "--store", "json:data.json", "-u", "nobody"], { cwd }))
+      .stdout;
+    const [header] = empty.split("\n");
+    // A valid conversation first, then a bad message: checked before any store is opened.
+    const good = { type: "conversation", data: { id: "c", userId: "u", createdAt: 1 } };
+    const badMessage = { type: "message", data: { id: "m", conversationId: "c", role: "robot" } };
+    writeFileSync(
+      join(cwd, "bad-late.ndjson"),
+      `${header}\n${JSON.stringify(good)}\n${JSON.stringify(badMessage)}\n`,
+    );
+    const env = {
+      PG_DSN: await freshPostgres("cli_import"),
+      MONGO_URI: freshMongo("cli_import"),
+    };
+    const bad = readFileSync(join(cwd, "bad-late.ndjson"), "utf8");
+    for (const [store, file] of [
+      ["postgres:env:PG_DSN", "bad-late.ndjson"],
+      ["mongodb:env:MONGO_URI", "bad-late.ndjson"],
+      ["postgres:env:PG_DSN", "-"],
+    ] as const) {
+      const failed = await runCli(["import", file, "--store", store], { cwd, env, input: bad });
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(failed.stderr).toMatch(/line 3.*role/s);
+      // Nothing was created: a read-only command still finds no message-store data there.
+      const stats = await runCli(["stats", "--store", store], { cwd, env });
+      expect(stats.code, stats.stderr).toBe(1);
+      expect(stats.stderr).toMatch(/no message-store data/);
+    }
   });
 
   it("a config file names environment variables as the command line does (env:NAME), and the old <key>_env still works", async () => {

@@ -1,16 +1,19 @@
-import { lstat, mkdir, realpath, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
-import { IntegrityError, NotFoundError, StoreLockedError } from "@message-store/core";
+import { rename, stat, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
+import { IntegrityError, StoreLockedError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 import { FileLock } from "./file-lock.js";
-import { errorCode, fileMode, storageError, syncDirectory } from "./fs-util.js";
+import { fileMode, storageError, syncDirectory } from "./fs-util.js";
 import { Journal, type JournalContents, readJournal } from "./journal.js";
 import { MemoryState } from "./memory-state.js";
-import { decodeLine, encodeGroup } from "./operation-codec.js";
+import { Mutex } from "./mutex.js";
+import { decodeLine, encodeGenerationMark, encodeGroup } from "./operation-codec.js";
 import { applyOperation, checkOperation, type Operation } from "./operations.js";
 import { processWide } from "./process-wide.js";
 import { corruptData } from "./record-schemas.js";
 import { readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
+import { captureView } from "./snapshot-view.js";
+import { resolveFiles, type StoreFiles } from "./store-files.js";
 
 /**
  * When the journal is folded into the main file: past `bytes`, or — when `growWithMainFile`
@@ -37,87 +40,39 @@ async function fileSize(path: string): Promise<number> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  return (await lstat(path).catch(() => null)) !== null;
-}
-
-function noStore(path: string): NotFoundError {
-  return new NotFoundError(`no message-store data at ${path} (opened with create: false)`, {
-    adapter: ADAPTER,
-  });
-}
-
 /** Paths open in this process (shared by every copy of this package). */
 const openPaths = processWide("open-paths", () => new Set<string>());
 
-/** The file layout of one store. */
-export interface StoreFiles {
-  main: string;
-  journal: string;
-  lock: string;
-  temp: string;
-}
-
 /**
- * The store's real files: the main file's absolute, symlink-free path (a symlink to the main file
- * is followed, so every alias shares one lock and journal, and compaction replaces the target,
- * leaving the symlink in place). Missing directories are created. A main file with more than one
- * hard link is refused: the other name would get a lock of its own, and a compaction (which
- * writes a new file) would split the two names apart.
- */
-async function resolveFiles(path: string, create: boolean): Promise<StoreFiles> {
-  const absolute = resolve(path);
-  let main: string;
-  try {
-    main = await realpath(absolute);
-  } catch (error) {
-    if (errorCode(error) !== "ENOENT") throw storageError("resolve the path", absolute, error);
-    if ((await lstat(absolute).catch(() => null))?.isSymbolicLink()) {
-      throw storageError("follow the symlink (its target is missing)", absolute, error);
-    }
-    try {
-      if (create) await mkdir(dirname(absolute), { recursive: true });
-      main = join(await realpath(dirname(absolute)), basename(absolute));
-    } catch (error) {
-      if (!create && errorCode(error) === "ENOENT") throw noStore(absolute);
-      throw storageError("create the directory of", absolute, error);
-    }
-    if (!create && !(await exists(main)) && !(await exists(`${main}.journal`))) {
-      throw noStore(absolute);
-    }
-  }
-  const links = (await stat(main).catch(() => null))?.nlink ?? 1;
-  if (links > 1) {
-    throw new StoreLockedError(
-      `cannot open ${main}: the file has ${links} hard links, and a store opened through another of its names would not share its lock; keep one name (use a symlink for an alias)`,
-      { adapter: ADAPTER },
-    );
-  }
-  return { main, journal: `${main}.journal`, lock: `${main}.lock`, temp: `${main}.tmp` };
-}
-
-/**
- * Replays the journal over the main file's state. Lines of an older generation were already
- * folded into the main file by a compaction that crashed before emptying the journal: they are
- * skipped (and counted). A line that does not apply is corruption, reported with its line.
+ * Replays the journal over the main file's state, which has `generation`. Lines of an older
+ * generation were folded into the main file by a compaction that crashed before dropping them:
+ * skipped (and counted). A generation mark one above the current generation starts the lines a
+ * compaction that did not finish left in the journal: they follow in order. A line of any other
+ * generation, or one that does not apply, is corruption, reported with its line. Resolves to the
+ * generation of the last lines, above the main file's after an unfinished compaction.
  */
 function replay(
   state: MemoryState,
   contents: JournalContents | null,
   generation: number,
   path: string,
-): number {
+): { obsolete: number; generation: number } {
   let obsolete = 0;
+  let current = generation;
   for (const line of contents?.lines ?? []) {
     const location = `${path}:${line.lineNumber}`;
-    const { gen, ops } = decodeLine(line.value, location);
+    const { gen, ops, mark } = decodeLine(line.value, location);
     if (gen < generation) {
       obsolete++;
       continue;
     }
-    if (gen > generation) {
+    if (mark && (gen === current || gen === current + 1)) {
+      current = gen;
+      continue;
+    }
+    if (gen !== current) {
       throw corruptData(
-        `journal line ${line.lineNumber} belongs to generation ${gen} but the main file is at generation ${generation} (was the main file replaced by an older copy?)`,
+        `journal line ${line.lineNumber} belongs to generation ${gen} but the main file is at generation ${current} (was the main file replaced by an older copy?)`,
         location,
       );
     }
@@ -134,24 +89,48 @@ function replay(
       applyOperation(state, op);
     }
   }
-  return obsolete;
+  return { obsolete, generation: current };
 }
 
 /**
  * Durability for a file-backed store: the lock, the journal and compaction.
  *
- * Every write is appended to the journal and fdatasync'ed before it is applied in memory.
- * Compaction writes the whole state to `<path>.tmp`, fsyncs it, renames it over the main file,
- * fsyncs the directory and only then empties the journal. The main file carries a `generation`
- * and every journal line the generation it applies to; a compaction writes generation + 1. So
- * after a crash at any point, the journal lines already folded into the main file are
- * recognised by their older generation and skipped, never applied twice.
+ * Every write is appended to the journal and fdatasync'ed before it is applied in memory. The
+ * main file carries a `generation` and every journal line the generation it applies to.
+ *
+ * Compaction folds the journal into the main file **while writes go on**. Under the mutex it
+ * appends a mark of generation G + 1 (every later line carries G + 1) and captures the records
+ * as of that moment (`captureView`: copies of what changes in place, references to the rest),
+ * which is quick. Outside the mutex it writes those records as generation G + 1 to a temporary
+ * file, fsyncs it, renames it over the main file and fsyncs the directory; only then, under the
+ * mutex again, it drops the journal's lines before the mark. The invariant: the main file of
+ * generation G + 1 holds exactly the lines before the mark, and the lines after it carry G + 1.
+ * So after a crash at any point, replay finds either the old main file (G) with its lines, the
+ * mark and the new lines, applied in order; or the new main file (G + 1), with the old lines
+ * skipped as older and the new ones applied; never a line twice, never one missing.
+ *
+ * A compaction that holds the mutex throughout (on open, on close, and when a failed append left
+ * the journal unusable) writes everything, then empties the journal. A concurrent compaction
+ * that finds another compaction replaced the main file meanwhile throws its result away.
  */
 export class FilePersistence {
+  /** Serialises writes, the short steps of compaction and closing (the store's mutex too). */
+  readonly mutex = new Mutex();
   #generation: number;
   #compactAt: number;
   /** The journal size that triggers a compaction, given the main file's size. */
   readonly #threshold: (mainBytes: number) => number;
+  /** Compactions run one at a time, in order. */
+  #compactions: Promise<unknown> = Promise.resolve();
+  #backgroundQueued = false;
+  /** The snapshot a concurrent compaction is writing and installing, outside the mutex. */
+  #writing: Promise<unknown> | null = null;
+  /** Journal appends in flight, and who waits for there to be none (see `#quiet`). */
+  #appending = 0;
+  #quietWaiters: (() => void)[] = [];
+  /** Counts replacements of the main file. */
+  #installs = 0;
+  #closing = false;
 
   private constructor(
     readonly files: StoreFiles,
@@ -187,8 +166,9 @@ export class FilePersistence {
       const state = snapshot?.state ?? new MemoryState();
       const generation = snapshot?.generation ?? 0;
       const contents = await readJournal(files.journal);
-      const obsolete = replay(state, contents, generation, files.journal);
+      const replayed = replay(state, contents, generation, files.journal);
       // Everything read is valid; from here on writing is safe.
+      await unlink(`${files.journal}.tmp`).catch(() => undefined);
       journal = await Journal.open(files.journal, contents, mode);
       const mainBytes = await fileSize(files.main);
       const persistence = new FilePersistence(
@@ -196,12 +176,15 @@ export class FilePersistence {
         state,
         lock,
         journal,
-        generation,
+        replayed.generation,
         policy,
         mainBytes,
       );
-      if (snapshot === null || obsolete > 0) await persistence.compact();
+      if (snapshot === null || replayed.obsolete > 0 || replayed.generation > generation) {
+        await persistence.#compactHoldingMutex();
+      }
       await unlink(files.temp).catch(() => undefined);
+      await unlink(files.concurrentTemp).catch(() => undefined);
       return persistence;
     } catch (error) {
       await journal?.close().catch(() => undefined);
@@ -216,56 +199,142 @@ export class FilePersistence {
   }
 
   /**
-   * Makes `ops` durable, all or none: one journal line, one fdatasync. Call after they were
-   * checked and before they are applied.
+   * Makes `ops` durable, all or none: one journal line, one fdatasync. Call holding the mutex,
+   * after they were checked and before they are applied.
    */
   async commit(ops: readonly Operation[]): Promise<void> {
-    if (this.journal.broken) await this.compact();
-    await this.journal.append(encodeGroup(ops, this.#generation));
-  }
-
-  /** Compacts once the journal passed the threshold. A failure here loses nothing: retried later. */
-  async afterCommit(): Promise<void> {
-    if (this.journal.size < this.#compactAt) return;
+    if (this.journal.broken) await this.#compactHoldingMutex();
+    const line = encodeGroup(ops, this.#generation);
+    this.#appending++;
     try {
-      await this.compact();
-    } catch {
-      this.#compactAt = this.journal.size + this.#threshold(0);
+      await this.journal.append(line);
+    } finally {
+      if (--this.#appending === 0) for (const wake of this.#quietWaiters.splice(0)) wake();
     }
   }
 
-  /** Folds the journal into the main file (see the class comment for the crash-safety argument). */
-  async compact(): Promise<void> {
+  /** Resolves when no journal append is in flight: a concurrent compaction writes only then. */
+  #quiet(): Promise<void> {
+    if (this.#appending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#quietWaiters.push(resolve));
+  }
+
+  /**
+   * Starts a compaction in the background once the journal passed the threshold (call holding
+   * the mutex, after a commit). A failure loses nothing: it is retried later.
+   */
+  afterCommit(): void {
+    if (this.#closing || this.#backgroundQueued || this.journal.size < this.#compactAt) return;
+    this.#backgroundQueued = true;
+    this.#enqueue(() => {
+      this.#backgroundQueued = false;
+      return this.#compactConcurrently();
+    }).catch(() => {
+      this.#compactAt = this.journal.size + this.#threshold(0);
+    });
+  }
+
+  /** Folds the journal into the main file while writes go on. Call without holding the mutex. */
+  compact(): Promise<void> {
+    return this.#enqueue(() => this.#compactConcurrently());
+  }
+
+  /** Resolves once no compaction is queued or running (their failures are not reported here). */
+  idle(): Promise<void> {
+    return this.#compactions.then(() => undefined);
+  }
+
+  /** Waits for compactions, then compacts if anything is journaled and releases the lock. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#compactions;
+    await this.mutex.run(async () => {
+      try {
+        if (this.journal.size > 0 || this.journal.broken) await this.#compactHoldingMutex();
+        await this.journal.close();
+        // Empty now; removing it only tidies the directory.
+        await unlink(this.files.journal).catch(() => undefined);
+      } finally {
+        await this.journal.close().catch(() => undefined);
+        await this.lock.release().catch(() => undefined);
+        openPaths.delete(this.files.main);
+      }
+    });
+  }
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#compactions.then(task);
+    this.#compactions = run.catch(() => undefined);
+    return run;
+  }
+
+  async #compactConcurrently(): Promise<void> {
+    const begun = await this.mutex.run(async () => {
+      if (this.journal.broken) return this.#compactHoldingMutex().then(() => null);
+      const next = this.#generation + 1;
+      const markAt = this.journal.size;
+      await this.journal.append(encodeGenerationMark(next));
+      this.#generation = next;
+      return { next, markAt, installs: this.#installs, view: captureView(this.state) };
+    });
+    if (begun === null) return;
+    // The snapshot and its rename run outside the mutex (writes go on: a crash after the rename
+    // leaves the new main file with the whole journal, which replay handles); a compaction that
+    // holds the mutex waits for them first (see #compactHoldingMutex).
+    const installing = (async () => {
+      const tmp = await writeSnapshotTemp(
+        this.files.main,
+        begun.view,
+        begun.next,
+        this.files.concurrentTemp,
+        () => this.#quiet(),
+      );
+      if (this.#installs !== begun.installs) {
+        await unlink(tmp).catch(() => undefined);
+        return false;
+      }
+      await this.#install(tmp, begun.next);
+      return true;
+    })();
+    this.#writing = installing;
+    const installed = await installing.finally(() => {
+      this.#writing = null;
+    });
+    if (!installed) return;
+    await this.mutex.run(async () => {
+      // Another compaction replaced the main file since: it emptied the journal already.
+      if (this.#installs !== begun.installs + 1) return;
+      await this.journal.dropBefore(begun.markAt, await fileMode(this.files.main));
+      this.#compactAt = this.#threshold(await fileSize(this.files.main));
+    });
+  }
+
+  async #compactHoldingMutex(): Promise<void> {
+    // A concurrent compaction's snapshot is finished first; it finds its result outdated.
+    await this.#writing?.catch(() => undefined);
     const next = this.#generation + 1;
-    const tmp = await writeSnapshotTemp(this.files.main, this.state, next);
+    const view = captureView(this.state);
+    const tmp = await writeSnapshotTemp(this.files.main, view, next, this.files.temp);
+    await this.#install(tmp, next);
+    await this.journal.reset();
+    this.#compactAt = this.#threshold(await fileSize(this.files.main));
+  }
+
+  /** Renames `tmp`, a main file of `generation`, over the main file and syncs the directory. */
+  async #install(tmp: string, generation: number): Promise<void> {
     try {
       await rename(tmp, this.files.main);
     } catch (error) {
       await unlink(tmp).catch(() => undefined);
       throw storageError("replace the main file", this.files.main, error);
     }
-    // The new main file is in place: from now on journal lines belong to the next generation.
-    this.#generation = next;
+    // The new main file is in place: from now on journal lines belong to its generation.
+    this.#generation = Math.max(this.#generation, generation);
+    this.#installs++;
     try {
       await syncDirectory(dirname(this.files.main));
     } catch (error) {
       throw storageError("sync the directory of", this.files.main, error);
-    }
-    await this.journal.reset();
-    this.#compactAt = this.#threshold(await fileSize(this.files.main));
-  }
-
-  /** Compacts if anything is journaled, removes the journal, releases the lock. */
-  async close(): Promise<void> {
-    try {
-      if (this.journal.size > 0 || this.journal.broken) await this.compact();
-      await this.journal.close();
-      // Empty now; removing it only tidies the directory.
-      await unlink(this.files.journal).catch(() => undefined);
-    } finally {
-      await this.journal.close().catch(() => undefined);
-      await this.lock.release().catch(() => undefined);
-      openPaths.delete(this.files.main);
     }
   }
 }

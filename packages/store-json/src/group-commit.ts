@@ -141,6 +141,6 @@ export class GroupCommit {
         write.reject(error);
       }
     }
-    if (journaled.length > 0 && !failure) await this.persistence?.afterCommit();
+    if (journaled.length > 0 && !failure) this.persistence?.afterCommit();
   }
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { type FileHandle, readFile } from "node:fs/promises";
+import { type FileHandle, open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errorCode, openWithMode, storageError, syncDirectory, writeFully } from "./fs-util.js";
 import { describeSyntaxError } from "./json-text.js";
@@ -148,6 +148,51 @@ export class Journal {
       await this.#truncate(0);
     } catch (error) {
       throw storageError("empty the journal", this.path, error);
+    }
+  }
+
+  /**
+   * Keeps only the bytes from `offset` on (the lines a compaction did not fold into the main
+   * file): they are copied to `<path>.tmp`, created with permission bits `mode`, synced and
+   * renamed over the journal, so a crash leaves either the old journal or the new one, both
+   * valid. Only call while no append runs. Rejects with `StorageError`.
+   */
+  async dropBefore(offset: number, mode: number | null): Promise<void> {
+    const tmp = `${this.path}.tmp`;
+    const tail = Buffer.alloc(this.#size - offset);
+    let handle: FileHandle | null = null;
+    try {
+      const reader = await open(this.path, "r");
+      try {
+        let read = 0;
+        while (read < tail.length) {
+          const { bytesRead } = await reader.read(tail, read, tail.length - read, offset + read);
+          if (bytesRead === 0) throw new Error("the journal is shorter than its committed size");
+          read += bytesRead;
+        }
+      } finally {
+        await reader.close();
+      }
+      await unlink(tmp).catch(() => undefined);
+      // Opened for appending: after the rename this handle is the journal's.
+      handle = await openWithMode(tmp, "ax", mode);
+      await writeFully(handle, tail);
+      await handle.sync();
+      await rename(tmp, this.path);
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
+      throw storageError("drop the folded lines of the journal", this.path, error);
+    }
+    const old = this.#handle;
+    this.#handle = handle;
+    this.#size = tail.length;
+    this.#broken = false;
+    await old.close().catch(() => undefined);
+    try {
+      await syncDirectory(dirname(this.path));
+    } catch (error) {
+      throw storageError("sync the directory of", this.path, error);
     }
   }
 

@@ -78,6 +78,14 @@ export function encodeGroup(ops: readonly Operation[], gen: number): string {
   }
 }
 
+/**
+ * The line a compaction appends when it starts: the lines after it carry generation `gen`, one
+ * more than the lines before it (see `file-persistence.ts`). It holds no operation.
+ */
+export function encodeGenerationMark(gen: number): string {
+  return `{"gen":${gen},"op":"generation"}`;
+}
+
 /** Each operation's fields: required ones, then optional ones (added by later versions). */
 const FIELDS: Record<Operation["op"], [required: string[], optional?: string[]]> = {
   putConversation: [["conversation"]],
@@ -105,8 +113,17 @@ function isGeneration(gen: unknown): gen is number {
  * Validates a parsed journal line, an operation or a group of them; anything off is a
  * `CorruptDataError` naming `location`.
  */
-export function decodeLine(value: unknown, location: string): { gen: number; ops: Operation[] } {
+export function decodeLine(
+  value: unknown,
+  location: string,
+): { gen: number; ops: Operation[]; mark?: true } {
   const line = value as Record<string, unknown>;
+  if (typeof value === "object" && value !== null && line.op === "generation") {
+    if (!isGeneration(line.gen) || Object.keys(value).length !== 2) {
+      throw corruptData(NOT_AN_OPERATION, location);
+    }
+    return { gen: line.gen, ops: [], mark: true };
+  }
   if (typeof value === "object" && value !== null && line.op === "group") {
     const keys = Object.keys(value);
     if (

@@ -5,8 +5,8 @@ import { DocumentLoader, FORMAT, type Snapshot, VERSION } from "./document-loade
 import { scanDocument, UnexpectedShape } from "./document-scanner.js";
 import { errorCode, fileMode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
-import type { MemoryState, MessageEntry } from "./memory-state.js";
 import { corruptData } from "./record-schemas.js";
+import { type SnapshotView, traceAsCaptured } from "./snapshot-view.js";
 
 /* Reading and writing the main file; its layout is described in document-loader.ts. */
 
@@ -111,20 +111,26 @@ async function streamDocument(path: string): Promise<Snapshot> {
 
 /**
  * Buffers text and writes it in chunks, so the document is never one giant string. Text is
- * UTF-8-encoded straight into a reused buffer (no joined string, no buffer per chunk).
+ * UTF-8-encoded straight into a reused buffer (no joined string, no buffer per chunk). Written
+ * data is synced every {@link ChunkedWriter.SIZE} bytes, each time after `quiet()` (no journal
+ * append in flight): the journal's fdatasync of a write made meanwhile then waits behind one
+ * chunk at most, not behind hundreds of megabytes of the file's dirty pages.
  */
 class ChunkedWriter {
-  static readonly SIZE = 4 << 20;
+  static readonly SIZE = 1 << 20;
   readonly #buffer = Buffer.allocUnsafe(ChunkedWriter.SIZE);
   #used = 0;
-  constructor(private readonly handle: FileHandle) {}
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly quiet: () => Promise<void>,
+  ) {}
 
   async write(text: string): Promise<void> {
     // A UTF-16 code unit takes at most 3 bytes in UTF-8.
     if (this.#used + text.length * 3 > ChunkedWriter.SIZE) {
       await this.flush();
       if (text.length * 3 > ChunkedWriter.SIZE) {
-        await writeFully(this.handle, Buffer.from(text, "utf8"));
+        await this.#written(Buffer.from(text, "utf8"));
         return;
       }
     }
@@ -133,10 +139,21 @@ class ChunkedWriter {
 
   async flush(): Promise<void> {
     if (this.#used === 0) return;
-    await writeFully(this.handle, this.#buffer.subarray(0, this.#used));
+    await this.#written(this.#buffer.subarray(0, this.#used));
     this.#used = 0;
   }
+
+  async #written(data: Uint8Array): Promise<void> {
+    await this.quiet();
+    await writeFully(this.handle, data);
+    await this.quiet();
+    await this.handle.datasync();
+  }
 }
+
+/** Rows serialised between two turns of the event loop, so that writes go on meanwhile. */
+const ROWS_PER_TURN = 250;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Writes `"key": [ … ]` as `JSON.stringify(document, null, 2)` would lay it out; `stringify`
@@ -145,12 +162,13 @@ class ChunkedWriter {
 async function writeArray<T>(
   out: ChunkedWriter,
   key: string,
-  rows: Iterable<T>,
+  rows: readonly T[],
   stringify: (row: T) => string,
   last: boolean,
 ): Promise<void> {
   let first = true;
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
+    if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
     await out.write(first ? `  "${key}": [\n` : ",\n");
     await out.write(stringify(row));
     first = false;
@@ -160,31 +178,31 @@ async function writeArray<T>(
 }
 
 /**
- * Writes the whole state to `<path>.tmp` and fsyncs it; resolves to the temporary path, which
- * the caller renames over the main file. The file is created with the main file's permission
+ * Writes the records of `view` to `tmp` and fsyncs it; resolves to `tmp`, which the caller
+ * renames over the main file `path`. Each write to the disk waits for `quiet()` first. The file is created with the main file's permission
  * bits (never readable by more users, even for a moment). On failure the temporary file is removed.
  */
 export async function writeSnapshotTemp(
   path: string,
-  state: MemoryState,
+  view: SnapshotView,
   generation: number,
+  tmp: string,
+  quiet: () => Promise<void> = async () => {},
 ): Promise<string> {
-  const tmp = `${path}.tmp`;
   let handle: FileHandle | null = null;
   try {
     const mode = await fileMode(path);
     await unlink(tmp).catch(() => undefined);
     handle = await openWithMode(tmp, "wx", mode);
-    const out = new ChunkedWriter(handle);
+    const out = new ChunkedWriter(handle, quiet);
     await out.write(
       `{\n  "format": "${FORMAT}",\n  "version": ${VERSION},\n  "generation": ${generation},\n`,
     );
     // Rows sit two levels deep: inside the document, inside their array.
     const pretty = (value: unknown) => stringifyNested(value, 2);
-    await writeArray(out, "conversations", state.conversations.values(), pretty, false);
-    const message = (e: MessageEntry) => stringifyMessage(e.message, 2, 2);
-    await writeArray(out, "messages", state.messages.values(), message, false);
-    await writeArray(out, "turnTraces", state.traces.values(), pretty, true);
+    await writeArray(out, "conversations", view.conversations, pretty, false);
+    await writeArray(out, "messages", view.messages, (m) => stringifyMessage(m, 2, 2), false);
+    await writeArray(out, "turnTraces", view.traces, (t) => pretty(traceAsCaptured(t)), true);
     await out.write("}\n");
     await out.flush();
     await handle.sync();

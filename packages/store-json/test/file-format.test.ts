@@ -239,8 +239,9 @@ describe("compaction", () => {
       const size = statSync(`${path}.journal`).size;
       if (size < previous) compactions++;
       previous = size;
-      expect(size).toBeLessThan(4096 + 1024);
     }
+    // Compaction runs in the background, so how many writes land during one depends on timing:
+    // the threshold's exact bound is tested on FilePersistence (group-commit.test.ts).
     expect(compactions).toBeGreaterThan(0);
     const expected = await store.getMessagesByConversationId("c1");
     const copy = crashCopy(path);

@@ -139,7 +139,8 @@ describe("compaction threshold", () => {
           ],
         };
         await persistence.commit([line]);
-        await persistence.afterCommit();
+        persistence.afterCommit();
+        await persistence.idle();
         const size = statSync(`${path}.journal`).size;
         if (size < previous) compactions.push(previous);
         previous = size;

@@ -1,9 +1,13 @@
-import { createReadStream, existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { createReadStream, createWriteStream, existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { MessageStore } from "@message-store/core";
-import { BatchWriter } from "../batch-writer.js";
+import { BatchWriter, type RecordSink } from "../batch-writer.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
+import { ExportValidator } from "../export-validator.js";
 import { type ExportCounts, NdjsonError, parseRecord, readLines } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -25,12 +29,12 @@ export interface ImportOptions {
  */
 export async function readExport(
   input: Readable,
-  openWriter: () => Promise<BatchWriter>,
+  openWriter: () => Promise<RecordSink>,
 ): Promise<{ footer: ExportCounts | null; seen: ExportCounts; opened: boolean }> {
   const seen: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   let footer: ExportCounts | null = null;
   let first = true;
-  let opened: BatchWriter | null = null;
+  let opened: RecordSink | null = null;
   const writer = async () => {
     opened ??= await openWriter();
     return opened;
@@ -71,7 +75,7 @@ export async function readExport(
     first = false;
   }
   if (first) throw new UsageError("the input is empty (expected a message-store export)");
-  const used = opened as BatchWriter | null;
+  const used = opened as RecordSink | null;
   await used?.flush();
   return { footer, seen, opened: used !== null };
 }
@@ -83,18 +87,50 @@ export async function importCommand(
   io: { stdin: Readable; stderr: NodeJS.WritableStream },
 ): Promise<void> {
   const fromFile = options.input !== undefined && options.input !== "-";
-  const input = fromFile ? createReadStream(options.input!) : io.stdin;
-  const opened = fromFile
-    ? new Promise<void>((resolve, reject) => {
-        input.once("open", () => resolve());
-        input.once("error", reject);
-      })
-    : Promise.resolve();
-  await opened.catch((error: NodeJS.ErrnoException) => {
+  // Standard input is spooled to a private temporary file, so that it too is read twice: first
+  // every record is checked, before any store is opened, so a bad export leaves no target
+  // behind on any backend; then it is imported.
+  const spool = fromFile ? null : await spoolToFile(io.stdin);
+  const source = spool?.path ?? options.input!;
+  const input = createReadStream(source);
+  await new Promise<void>((resolve, reject) => {
+    input.once("open", () => resolve());
+    input.once("error", reject);
+  }).catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(
       `cannot read ${options.input}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
     );
   });
+  try {
+    await readExport(createReadStream(source), async () => new ExportValidator());
+    await importChecked(input, config, options, io);
+  } finally {
+    input.destroy();
+    await spool?.remove();
+  }
+}
+
+/** Copies `stream` into a new file only this user may read; `remove()` deletes it. */
+async function spoolToFile(stream: Readable): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "message-store-import-"));
+  const path = join(dir, "stdin.ndjson");
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await pipeline(stream, createWriteStream(path, { mode: 0o600, flags: "wx" }));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, remove };
+}
+
+/** The import proper, of an export already checked record by record. */
+async function importChecked(
+  input: Readable,
+  config: StoreConfigObject,
+  options: ImportOptions,
+  io: { stderr: NodeJS.WritableStream },
+): Promise<void> {
   // A JSON target this import creates is removed again if the import fails before storing anything.
   const newJsonFile =
     config.storage === "json" &&
