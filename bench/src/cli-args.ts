@@ -9,12 +9,16 @@ export interface RunOptions {
   /** Big-store size for Mongo; default 50,000 on jongodb, 1,000,000 on a real server. */
   mongoMax: number | null;
   pool: number;
+  /** Store sizes of the peers scenario's big-store reads. */
+  peerStores: number[];
 }
 
 export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js [options])
 
   --only <a,b>        adapters to run: json, postgres, mongo (default: all)
-  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory (default: all)
+  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory,
+                      peers, peers-json (default: all)
+  --peer-stores <a,b> big-store sizes of the peers scenario (default 200000; e.g. 200000,1000000)
   --scale <x>         multiply sizes and iteration counts (default 1; 0.1 for a quick run)
   --mongo-max <n>     messages to load into Mongo for the big-store scenarios
                       (default 50000 on jongodb, 1000000 on MESSAGE_STORE_MONGODB_URL)
@@ -43,6 +47,7 @@ export function parseArgs(argv: string[]): RunOptions {
     out: "",
     mongoMax: null,
     pool: 10,
+    peerStores: [200_000],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -78,6 +83,13 @@ export function parseArgs(argv: string[]): RunOptions {
         break;
       case "--pool":
         options.pool = Math.round(number());
+        break;
+      case "--peer-stores":
+        options.peerStores = value()
+          .split(",")
+          .map((s) => Math.round(Number(s)))
+          .filter((n) => n > 0)
+          .sort((a, b) => a - b);
         break;
       case "--out":
         options.out = value();

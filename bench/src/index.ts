@@ -18,6 +18,8 @@ import { immediateContext } from "./scenarios/immediate-context.js";
 import { ingest } from "./scenarios/ingest.js";
 import { jsonOpenMemory } from "./scenarios/json-open-memory.js";
 import { jsonStore } from "./scenarios/json-store.js";
+import { peersJson } from "./scenarios/peers-json.js";
+import { peersPostgres } from "./scenarios/peers-postgres.js";
 import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
@@ -34,6 +36,8 @@ const SCENARIOS: Scenario[] = [
   deleteConversation,
   jsonStore,
   jsonOpenMemory,
+  peersPostgres,
+  peersJson,
 ];
 
 const DEFAULT_REPORT = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
@@ -56,6 +60,7 @@ function limitsFor(target: BenchTarget, options: RunOptions): Limits {
     sequentialTurns: s(1000, 10, 50),
     turnsPerConversation: s(60, 1, 10),
     bigStore,
+    peerStores: options.peerStores.map((n) => big(n)),
     traces: Math.min(s(200_000, 100, 200), Math.floor(bigStore / 5)),
     deleteMessages: s(5000, 2, 100),
     freshStoreForDelete: false,
