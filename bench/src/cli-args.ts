@@ -27,7 +27,7 @@ export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js 
   --no-report         do not write a report
 
 Other commands:
-  profile <adapter> <context|ingest|turns|traces> [seconds]   the hot path in a loop (run under node --cpu-prof)
+  profile <adapter> <context|ingest|turns|traces|append> [s]  the hot path in a loop (run under node --cpu-prof)
   top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
   report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset

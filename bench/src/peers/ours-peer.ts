@@ -7,9 +7,10 @@ export function oursAsPeer(
   store: () => MessageStore,
   writes: string,
   load: (records: Message[]) => Promise<void>,
+  name = "ours",
 ): PeerSystem<Message> {
   return {
-    name: "ours",
+    name,
     writes,
     convert: (m) => m,
     async createConversation(id, userId) {

@@ -1,5 +1,6 @@
 import { loadavg } from "node:os";
 import type { Message } from "@message-store/core";
+import { PostgresMessageStore } from "@message-store/postgres";
 import { BASE_TIME, makeMessage, rng } from "../data.js";
 import { openLangChainPostgres } from "../peers/langchain-peer.js";
 import { openMastra } from "../peers/mastra-peer.js";
@@ -30,7 +31,8 @@ export function messagesOf(
 }
 
 /** Conversation id of system `s` (each system has its own tables, the ids only need to differ). */
-export const conv = (s: PeerSystem, tag: string) => `${s.name.toLowerCase()}-${tag}`;
+export const conv = (s: PeerSystem, tag: string) =>
+  `${s.name.toLowerCase().replace(/[^a-z]+/g, "-")}-${tag}`;
 
 /** Per-row size of the tables each system wrote, after the big store was loaded. */
 async function bytesPerMessage(pool: import("pg").Pool): Promise<string> {
@@ -56,7 +58,7 @@ async function bytesPerMessage(pool: import("pg").Pool): Promise<string> {
 export const peersPostgres: Scenario = {
   id: "peers",
   title: "7. PostgreSQL vs peers (Mastra, LangChain)",
-  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for.`,
+  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for. The last column is our same store opened with \`prepared_statements: false\` (what a transaction-mode pooler gets), reading ours' conversations.`,
   adapters: ["postgres"],
   async run({ target, progress, limits, scale }) {
     if (!target.dsn || !target.poolSize || !target.pool)
@@ -69,12 +71,27 @@ export const peersPostgres: Scenario = {
       "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; 1 round trip",
       (records) => target.raw.storeMessages(records),
     );
+    // The same store with unnamed statements: what a transaction-mode pooler gets.
+    const unprepared = await PostgresMessageStore.open({
+      storage: "postgres",
+      dsn: target.dsn,
+      pool_min: 0,
+      pool_max: target.poolSize,
+      prepared_statements: false,
+    });
+    const oursUnprepared = oursAsPeer(
+      () => unprepared,
+      "the same as ours",
+      (records) => target.raw.storeMessages(records),
+      "ours, prepared_statements: false",
+    );
     const mastra = await openMastra(target.dsn, target.poolSize);
     const langchain = await openLangChainPostgres(target.dsn, target.poolSize);
     const systems: PeerSystem[] = [
       ours as PeerSystem,
       mastra as PeerSystem,
       langchain as PeerSystem,
+      oursUnprepared as PeerSystem,
     ];
     const rows: PeerMeasurement[] = [];
     const notes: string[] = [];
@@ -108,11 +125,16 @@ export const peersPostgres: Scenario = {
 
       // The turn loop's calls: one conversation of 200 messages per system.
       const appends = Math.max(50, Math.round(500 * scale));
-      for (const s of systems) {
-        await s.createConversation(conv(s, "append"), "user-peers");
+      // The unprepared store reads ours' conversations (same tables) instead of loading its own.
+      const dataOf = (s: PeerSystem) => (s === oursUnprepared ? ours : s) as PeerSystem;
+      const loaded = systems.filter((s) => s !== oursUnprepared);
+      for (const s of systems) await s.createConversation(conv(s, "append"), "user-peers");
+      for (const s of loaded) {
         await s.createConversation(conv(s, "turns"), "user-peers");
         await s.load(messagesOf(s, conv(s, "turns"), HISTORY));
       }
+      // As autovacuum would have by the time a table is in use (the plans depend on it).
+      await pool.query("VACUUM ANALYZE");
       const appendTask = progress.task("postgres: peers append", appends);
       const append = await sampleRotating(
         appends,
@@ -128,21 +150,21 @@ export const peersPostgres: Scenario = {
       record("agent turn: append one message", append);
       const reads = Math.max(50, Math.round(500 * scale));
       const read = await sampleRotating(reads, () =>
-        systems.map((s) => () => s.lastN(conv(s, "turns"), N)),
+        systems.map((s) => () => s.lastN(conv(dataOf(s), "turns"), N)),
       );
       record(`agent turn: read the last ${N} (${HISTORY}-message conversation)`, read);
 
       // Big stores.
       const sizes = limits.peerStores;
-      let loaded = 0;
+      let conversationsLoaded = 0;
       for (const size of sizes) {
         const conversations = Math.max(1, Math.round(size / BIG_CONVERSATION));
         const task = progress.task(
           `postgres: peers load ${size.toLocaleString("en-US")}`,
-          conversations - loaded,
+          conversations - conversationsLoaded,
         );
-        for (let c = loaded; c < conversations; c++) {
-          for (const s of systems) {
+        for (let c = conversationsLoaded; c < conversations; c++) {
+          for (const s of loaded) {
             const id = conv(s, `big-${c}`);
             await s.createConversation(id, "user-peers");
             await s.load(messagesOf(s, id, BIG_CONVERSATION));
@@ -150,13 +172,13 @@ export const peersPostgres: Scenario = {
           task.tick();
         }
         task.done();
-        loaded = conversations;
+        conversationsLoaded = conversations;
         await pool.query("VACUUM ANALYZE");
         const random = rng(size);
         const bigReads = Math.max(30, Math.round(200 * scale));
         const pick = Array.from({ length: bigReads }, () => Math.floor(random() * conversations));
         const big = await sampleRotating(bigReads, (i) =>
-          systems.map((s) => () => s.lastN(conv(s, `big-${pick[i]}`), N)),
+          systems.map((s) => () => s.lastN(conv(dataOf(s), `big-${pick[i]}`), N)),
         );
         const total = (conversations * BIG_CONVERSATION).toLocaleString("en-US");
         record(
@@ -168,9 +190,9 @@ export const peersPostgres: Scenario = {
       // LangChain creates no index on session_id; what its read costs once one is added by hand.
       await langchain.addIndex();
       const indexed = await sampleRotating(Math.max(30, Math.round(200 * scale)), (i) =>
-        systems.map((s) => () => s.lastN(conv(s, `big-${i % loaded}`), N)),
+        systems.map((s) => () => s.lastN(conv(dataOf(s), `big-${i % conversationsLoaded}`), N)),
       );
-      const total = (loaded * BIG_CONVERSATION).toLocaleString("en-US");
+      const total = (conversationsLoaded * BIG_CONVERSATION).toLocaleString("en-US");
       record(
         `same, ${total}-message store, LangChain with an index on (session_id, id) added by hand`,
         indexed,
@@ -178,6 +200,7 @@ export const peersPostgres: Scenario = {
     } finally {
       load.push(loadavg()[0]!);
       await mastra.close().catch(() => {});
+      await unprepared.close().catch(() => {});
       await langchain.close().catch(() => {});
       await target.reset();
     }
