@@ -30,6 +30,8 @@ Other commands:
   profile <adapter> <context|ingest|turns|traces|append> [s]  the hot path in a loop (run under node --cpu-prof)
   top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
   report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
+  migrate [--messages 200000] [--traces n] [--batch-size 500]
+                                                              issue #17: the CLI's migrate JSON → PostgreSQL, timed
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
   search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
                                                               issue #15's search: top-10 with a user filter on JSON,

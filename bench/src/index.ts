@@ -8,6 +8,7 @@ import { writeSyntheticFile } from "./adapters/json.js";
 import type { AdapterName, BenchTarget } from "./adapters/types.js";
 import { parseArgs, type RunOptions, USAGE } from "./cli-args.js";
 import { describeMachine } from "./machine.js";
+import { migrateBench } from "./migrate-bench.js";
 import { profileHotPath } from "./profile/hot-paths.js";
 import { profileFiles, topFrames } from "./profile/top-frames.js";
 import { Progress } from "./progress.js";
@@ -179,6 +180,9 @@ async function main(): Promise<void> {
     }
     case "search":
       await searchBench(rest);
+      return;
+    case "migrate":
+      await migrateBench(rest);
       return;
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));
