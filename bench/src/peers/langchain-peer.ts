@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { FileSystemChatMessageHistory } from "@langchain/community/stores/message/file_system";
 import { PostgresChatMessageHistory } from "@langchain/community/stores/message/postgres";
+import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import {
   AIMessage,
   type BaseMessage,
@@ -36,6 +37,38 @@ function storedJson(records: LangChainRecord[]): string {
 }
 
 /**
+ * The calls both LangChain histories share, on one history instance per session (created on
+ * first use and kept, as an application holding a session would).
+ */
+function historyCalls(make: (sessionId: string) => BaseListChatMessageHistory) {
+  const sessions = new Map<string, BaseListChatMessageHistory>();
+  const history = (sessionId: string) => {
+    let h = sessions.get(sessionId);
+    if (!h) {
+      h = make(sessionId);
+      sessions.set(sessionId, h);
+    }
+    return h;
+  };
+  return {
+    convert,
+    async createConversation(id: string) {
+      // The Postgres history creates its table on first use; the file one reads its file.
+      await history(id).getMessages();
+    },
+    async storeBatch(records: LangChainRecord[]) {
+      await history(records[0]!.sessionId).addMessages(records.map((r) => r.message));
+    },
+    async append(record: LangChainRecord) {
+      await history(record.sessionId).addMessage(record.message);
+    },
+    async lastN(conversationId: string, n: number) {
+      return (await history(conversationId).getMessages()).slice(-n);
+    },
+  };
+}
+
+/**
  * `@langchain/community`'s `PostgresChatMessageHistory`, one instance per session on a shared
  * pool, as its docs show. Its table is `langchain_chat_histories (id SERIAL, session_id,
  * message JSONB)` with no index on `session_id` (it creates none). `addMessages` (the batch API,
@@ -48,33 +81,12 @@ export async function openLangChainPostgres(
 ): Promise<PeerSystem<LangChainRecord> & { pool: pg.Pool; addIndex(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: dsn, max: poolSize });
   pool.on("error", () => {});
-  const sessions = new Map<string, PostgresChatMessageHistory>();
-  const history = (sessionId: string) => {
-    let h = sessions.get(sessionId);
-    if (!h) {
-      h = new PostgresChatMessageHistory({ sessionId, pool });
-      sessions.set(sessionId, h);
-    }
-    return h;
-  };
   return {
     name: "LangChain",
     writes:
       "3 columns (id SERIAL, session_id, message JSONB: content, type, id, empty kwargs), one plain INSERT per message, no conversation row",
     pool,
-    convert,
-    async createConversation(id) {
-      await history(id).getMessages(); // creates its table on first use
-    },
-    async storeBatch(records) {
-      await history(records[0]!.sessionId).addMessages(records.map((r) => r.message));
-    },
-    async append(record) {
-      await history(record.sessionId).addMessage(record.message);
-    },
-    async lastN(conversationId, n) {
-      return (await history(conversationId).getMessages()).slice(-n);
-    },
+    ...historyCalls((sessionId) => new PostgresChatMessageHistory({ sessionId, pool })),
     async load(records) {
       await pool.query(
         `INSERT INTO langchain_chat_histories (session_id, message)
@@ -100,32 +112,11 @@ export async function openLangChainPostgres(
  * fsync); `getMessages()` converts the session's messages, sliced to the last `n` here.
  */
 export function openLangChainFile(filePath: string): PeerSystem<LangChainRecord> {
-  const sessions = new Map<string, FileSystemChatMessageHistory>();
-  const history = (sessionId: string) => {
-    let h = sessions.get(sessionId);
-    if (!h) {
-      h = new FileSystemChatMessageHistory({ sessionId, filePath });
-      sessions.set(sessionId, h);
-    }
-    return h;
-  };
   return {
     name: "LangChain file",
     writes:
       "the whole file rewritten (JSON.stringify of every session) on every addMessage, no fsync",
-    convert,
-    async createConversation(id) {
-      await history(id).getMessages();
-    },
-    async storeBatch(records) {
-      await history(records[0]!.sessionId).addMessages(records.map((r) => r.message));
-    },
-    async append(record) {
-      await history(record.sessionId).addMessage(record.message);
-    },
-    async lastN(conversationId, n) {
-      return (await history(conversationId).getMessages()).slice(-n);
-    },
+    ...historyCalls((sessionId) => new FileSystemChatMessageHistory({ sessionId, filePath })),
     async load(records) {
       // The file as the history writes it ({ userId: { sessionId: { messages } } }), before
       // the first use in this process (the history keeps one module-level copy).

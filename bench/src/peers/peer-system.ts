@@ -1,4 +1,7 @@
 import type { Message } from "@message-store/core";
+import type { AdapterName } from "../adapters/types.js";
+import type { PeerMeasurement } from "../scenario.js";
+import { summarize } from "../stats.js";
 
 /**
  * One system of the "vs peers" scenarios (ours or a library users would pick instead), driven
@@ -23,4 +26,19 @@ export interface PeerSystem<Shape = unknown> {
   /** Setup only, not timed: the fastest way to put `records` of one conversation in place. */
   load(records: Shape[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A "vs peers" row from one sample list per system, the first system being ours. */
+export function peerRow(
+  adapter: AdapterName,
+  label: string,
+  systems: readonly PeerSystem[],
+  samples: number[][],
+): PeerMeasurement {
+  return {
+    adapter,
+    label,
+    ours: summarize(samples[0]!),
+    peers: systems.slice(1).map((s, k) => ({ name: s.name, stat: summarize(samples[k + 1]!) })),
+  };
 }

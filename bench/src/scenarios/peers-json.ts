@@ -4,9 +4,9 @@ import { join } from "node:path";
 import type { Message } from "@message-store/core";
 import { openLangChainFile } from "../peers/langchain-peer.js";
 import { oursAsPeer } from "../peers/ours-peer.js";
-import type { PeerSystem } from "../peers/peer-system.js";
+import { type PeerSystem, peerRow } from "../peers/peer-system.js";
 import type { PeerMeasurement, Scenario } from "../scenario.js";
-import { sampleRotating, summarize } from "../stats.js";
+import { sampleRotating } from "../stats.js";
 import { conv, messagesOf } from "./peers-postgres.js";
 
 const SIZE = 5000;
@@ -33,12 +33,7 @@ export const peersJson: Scenario = {
     const systems: PeerSystem[] = [ours as PeerSystem, file as PeerSystem];
     const rows: PeerMeasurement[] = [];
     const record = (label: string, samples: number[][]) =>
-      rows.push({
-        adapter: "json",
-        label,
-        ours: summarize(samples[0]!),
-        peers: [{ name: file.name, stat: summarize(samples[1]!) }],
-      });
+      rows.push(peerRow("json", label, systems, samples));
     try {
       // Ours needs its conversation before its messages; LangChain's history reads its file
       // once per process, so the file is written before its first call.

@@ -5,9 +5,9 @@ import { BASE_TIME, makeMessage, rng } from "../data.js";
 import { openLangChainPostgres } from "../peers/langchain-peer.js";
 import { openMastra } from "../peers/mastra-peer.js";
 import { oursAsPeer } from "../peers/ours-peer.js";
-import type { PeerSystem } from "../peers/peer-system.js";
+import { type PeerSystem, peerRow } from "../peers/peer-system.js";
 import type { PeerMeasurement, Scenario } from "../scenario.js";
-import { sampleRotating, summarize } from "../stats.js";
+import { sampleRotating } from "../stats.js";
 
 const BATCH = 100;
 const HISTORY = 200;
@@ -96,12 +96,7 @@ export const peersPostgres: Scenario = {
     const rows: PeerMeasurement[] = [];
     const notes: string[] = [];
     const record = (label: string, samples: number[][]) =>
-      rows.push({
-        adapter: "postgres",
-        label,
-        ours: summarize(samples[0]!),
-        peers: systems.slice(1).map((s, k) => ({ name: s.name, stat: summarize(samples[k + 1]!) })),
-      });
+      rows.push(peerRow("postgres", label, systems, samples));
     try {
       // Ingest: batches of 100 into conversations made beforehand.
       const batches = Math.max(20, Math.round(100 * scale));
