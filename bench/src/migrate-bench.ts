@@ -52,6 +52,10 @@ export async function migrateBench(argv: string[]): Promise<void> {
         "-f",
         "maxrss_kib=%M",
         process.execPath,
+        // MIGRATE_CPU_PROF=<dir>: a CPU profile of the CLI (for `top-frames`).
+        ...(process.env.MIGRATE_CPU_PROF
+          ? ["--cpu-prof", `--cpu-prof-dir=${process.env.MIGRATE_CPU_PROF}`]
+          : []),
         CLI,
         "migrate",
         "--from",
@@ -69,7 +73,7 @@ export async function migrateBench(argv: string[]): Promise<void> {
     const copySeconds = parseDuration(/copied .* in (.+)$/m.exec(stdout)?.[1] ?? "");
     const rss = Number(/maxrss_kib=(\d+)/.exec(stderr)?.[1]) / 1024;
     const verdict = /verify: .*/.exec(stdout)?.[0] ?? "no verify line";
-    console.log(stdout.split("\n").slice(-4).join("\n"));
+    console.log(process.env.MIGRATE_VERBOSE ? stdout : stdout.split("\n").slice(-4).join("\n"));
     console.log(
       "\n| messages | traces | file | batch | copy (s) | messages/s (copy) | whole command (s) | peak RSS | load avg |",
     );

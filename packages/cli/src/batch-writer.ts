@@ -32,6 +32,22 @@ function describeOrigins(items: Pending<unknown>[]): string {
   return `${items[0]!.origin} … ${items[items.length - 1]!.origin}`;
 }
 
+/** `items` reordered round-robin by conversation (first of each, then second of each, …). */
+function acrossConversations(items: Pending<TurnTraceInput>[]): Pending<TurnTraceInput>[] {
+  const groups = new Map<string, Pending<TurnTraceInput>[]>();
+  for (const item of items) {
+    const key = String(item.record.conversationId);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  const out: Pending<TurnTraceInput>[] = [];
+  const lists = [...groups.values()];
+  for (let round = 0; out.length < items.length; round++)
+    for (const list of lists) if (round < list.length) out.push(list[round]!);
+  return out;
+}
+
 /**
  * Upserts records into a store in the order a transcript needs: a conversation first, then its
  * messages in batches of `batchSize` (`storeMessages`, array order preserved so same-timestamp
@@ -93,20 +109,26 @@ export class BatchWriter {
   /** Stores everything pending: messages first, then traces. */
   async flush(): Promise<void> {
     await this.#flushMessages();
-    const traces = this.#traces;
+    // A trace write locks its conversation, so traces of one conversation run one after
+    // another: the queue takes them round-robin across conversations, and TRACE_CONCURRENCY
+    // workers pull from it without waiting for each other.
+    const queue = acrossConversations(this.#traces);
     this.#traces = [];
-    for (let i = 0; i < traces.length; i += TRACE_CONCURRENCY) {
-      const chunk = traces.slice(i, i + TRACE_CONCURRENCY);
-      const results = await Promise.allSettled(
-        chunk.map((t) => this.target.storeTurnTrace(t.record)),
-      );
-      const failed = results.findIndex((r) => r.status === "rejected");
-      if (failed !== -1) {
-        const reason = (results[failed] as PromiseRejectedResult).reason;
-        throw this.#wrap(chunk[failed]!.origin, reason);
+    let next = 0;
+    let failed: WriteError | null = null;
+    const worker = async () => {
+      while (failed === null && next < queue.length) {
+        const t = queue[next++]!;
+        try {
+          await this.target.storeTurnTrace(t.record);
+          this.written.turnTraces++;
+        } catch (error) {
+          failed ??= this.#wrap(t.origin, error);
+        }
       }
-      this.written.turnTraces += chunk.length;
-    }
+    };
+    await Promise.all(Array.from({ length: TRACE_CONCURRENCY }, worker));
+    if (failed !== null) throw failed;
   }
 
   /** Dispatches the queued messages and waits for every write in flight. */
