@@ -76,7 +76,10 @@ export class BatchWriter {
     private readonly onBatch: (written: ExportCounts) => void = () => {},
   ) {}
 
-  /** Stores a conversation now (messages pending from earlier conversations do not depend on it). */
+  /**
+   * Starts storing a conversation (messages pending from earlier conversations do not depend on
+   * it; its own messages wait for it).
+   */
   async conversation(record: Record<string, unknown>, origin: string): Promise<void> {
     const { lastActivityAt: _derived, ...input } = record;
     const write = async () => {
