@@ -68,7 +68,7 @@ export const peersPostgres: Scenario = {
     const load = [loadavg()[0]!];
     const ours = oursAsPeer(
       () => target.store,
-      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; one statement, two round trips (its commit, the Sync, follows its result: see the adapter README, "Timeouts")",
+      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; one statement, two round trips (its commit, the Sync, follows its result: see the adapter README, Timeouts)",
       (records) => target.raw.storeMessages(records),
     );
     // The same store with unnamed statements: what a transaction-mode pooler gets.
