@@ -9,12 +9,16 @@ export interface RunOptions {
   /** Big-store size for Mongo; default 50,000 on jongodb, 1,000,000 on a real server. */
   mongoMax: number | null;
   pool: number;
+  /** Store sizes of the peers scenario's big-store reads. */
+  peerStores: number[];
 }
 
 export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js [options])
 
   --only <a,b>        adapters to run: json, postgres, mongo (default: all)
-  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory (default: all)
+  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory,
+                      peers, peers-json (default: all)
+  --peer-stores <a,b> big-store sizes of the peers scenario (default 200000; e.g. 200000,1000000)
   --scale <x>         multiply sizes and iteration counts (default 1; 0.1 for a quick run)
   --mongo-max <n>     messages to load into Mongo for the big-store scenarios
                       (default 50000 on jongodb, 1000000 on MESSAGE_STORE_MONGODB_URL)
@@ -23,9 +27,11 @@ export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js 
   --no-report         do not write a report
 
 Other commands:
-  profile <adapter> <context|ingest|turns|traces> [seconds]   the hot path in a loop (run under node --cpu-prof)
+  profile <adapter> <context|ingest|turns|traces|append> [s]  the hot path in a loop (run under node --cpu-prof)
   top-frames <file.cpuprofile|dir> [n]                        top self-time functions of a CPU profile
   report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
+  migrate [--messages 200000] [--traces n] [--batch-size 500]
+                                                              issue #17: the CLI's migrate JSON → PostgreSQL, timed
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
   search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
                                                               issue #15's search: top-10 with a user filter on JSON,
@@ -43,6 +49,7 @@ export function parseArgs(argv: string[]): RunOptions {
     out: "",
     mongoMax: null,
     pool: 10,
+    peerStores: [200_000],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -78,6 +85,13 @@ export function parseArgs(argv: string[]): RunOptions {
         break;
       case "--pool":
         options.pool = Math.round(number());
+        break;
+      case "--peer-stores":
+        options.peerStores = value()
+          .split(",")
+          .map((s) => Math.round(Number(s)))
+          .filter((n) => n > 0)
+          .sort((a, b) => a - b);
         break;
       case "--out":
         options.out = value();

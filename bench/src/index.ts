@@ -8,6 +8,7 @@ import { writeSyntheticFile } from "./adapters/json.js";
 import type { AdapterName, BenchTarget } from "./adapters/types.js";
 import { parseArgs, type RunOptions, USAGE } from "./cli-args.js";
 import { describeMachine } from "./machine.js";
+import { migrateBench } from "./migrate-bench.js";
 import { profileHotPath } from "./profile/hot-paths.js";
 import { profileFiles, topFrames } from "./profile/top-frames.js";
 import { Progress } from "./progress.js";
@@ -18,6 +19,8 @@ import { immediateContext } from "./scenarios/immediate-context.js";
 import { ingest } from "./scenarios/ingest.js";
 import { jsonOpenMemory } from "./scenarios/json-open-memory.js";
 import { jsonStore } from "./scenarios/json-store.js";
+import { peersJson } from "./scenarios/peers-json.js";
+import { peersPostgres } from "./scenarios/peers-postgres.js";
 import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
@@ -34,6 +37,8 @@ const SCENARIOS: Scenario[] = [
   deleteConversation,
   jsonStore,
   jsonOpenMemory,
+  peersPostgres,
+  peersJson,
 ];
 
 const DEFAULT_REPORT = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
@@ -56,6 +61,7 @@ function limitsFor(target: BenchTarget, options: RunOptions): Limits {
     sequentialTurns: s(1000, 10, 50),
     turnsPerConversation: s(60, 1, 10),
     bigStore,
+    peerStores: options.peerStores.map((n) => big(n)),
     traces: Math.min(s(200_000, 100, 200), Math.floor(bigStore / 5)),
     deleteMessages: s(5000, 2, 100),
     freshStoreForDelete: false,
@@ -174,6 +180,9 @@ async function main(): Promise<void> {
     }
     case "search":
       await searchBench(rest);
+      return;
+    case "migrate":
+      await migrateBench(rest);
       return;
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));

@@ -1,6 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { AdapterName } from "./adapters/types.js";
-import type { Measurement, Scenario, ScenarioOutput, TargetCheck } from "./scenario.js";
+import type {
+  Measurement,
+  PeerMeasurement,
+  Scenario,
+  ScenarioOutput,
+  TargetCheck,
+} from "./scenario.js";
 
 /** What the report needs of a scenario (its results can be saved and rendered again). */
 export type ScenarioInfo = Pick<Scenario, "id" | "title" | "description">;
@@ -29,6 +35,25 @@ function row(m: Measurement): string {
     : "";
   const ratio = m.ratio === undefined ? "" : `**${m.ratio.toFixed(2)}×**`;
   return `| ${m.adapter} | ${m.label} | ${ms(m.ours?.p50)} | ${ms(m.ours?.p99)} | ${ms(m.raw?.p50)} | ${ms(m.raw?.p99)} | ${ratio} | ${rate} | ${m.note ?? ""} |`;
+}
+
+/** One "vs peers" table: p50 of ours and of each peer, with peer ÷ ours (> 1: ours is faster). */
+function peerTable(rows: PeerMeasurement[]): string[] {
+  const names = [...new Set(rows.flatMap((r) => r.peers.map((p) => p.name)))];
+  const out = [
+    `| adapter | measure | ours p50 | ours p99 | ${names.map((n) => `${n} p50 | ${n} ÷ ours`).join(" | ")} |`,
+    `|---|---|--:|--:|${names.map(() => "--:|--:").join("|")}|`,
+  ];
+  for (const r of rows) {
+    const cells = names.map((n) => {
+      const p = r.peers.find((x) => x.name === n);
+      return p ? `${fmt(p.stat.p50)} | **${(p.stat.p50 / r.ours.p50).toFixed(2)}×**` : "– | –";
+    });
+    out.push(
+      `| ${r.adapter} | ${r.label} | ${fmt(r.ours.p50)} | ${fmt(r.ours.p99)} | ${cells.join(" | ")} |`,
+    );
+  }
+  return out;
 }
 
 function targetRow(t: TargetCheck): string {
@@ -73,7 +98,10 @@ export function renderReport(run: RunReport, findingsPath: string): string {
   const scenarios = [...new Map(run.results.map((r) => [r.scenario.id, r.scenario])).values()].sort(
     (a, b) => a.title.localeCompare(b.title, "en", { numeric: true }),
   );
+  const isPeers = (id: string) =>
+    run.results.some((r) => r.scenario.id === id && r.output.peers !== undefined);
   for (const scenario of scenarios) {
+    if (isPeers(scenario.id)) continue;
     const results = run.results.filter((r) => r.scenario.id === scenario.id);
     const measurements = results.flatMap((r) => r.output.measurements);
     out.push(`### ${scenario.title}`, "", scenario.description, "");
@@ -91,6 +119,22 @@ export function renderReport(run: RunReport, findingsPath: string): string {
     out.push("");
     for (const r of results) for (const note of r.output.notes) out.push(`- ${note}`);
     if (results.some((r) => r.output.notes.length > 0)) out.push("");
+  }
+  const peerScenarios = scenarios.filter((s) => isPeers(s.id));
+  if (peerScenarios.length > 0) {
+    out.push(
+      "## vs peers",
+      "",
+      "The libraries users would pick instead, on the same server (or file system) as ours, interleaved call by call. **peer ÷ ours** = ratio of medians, > 1 means ours is faster. The raw-minimum tables above say how close ours is to the limit; these say how it compares with the alternatives. What each system writes per message is listed under each table: the peers store less of a message than ours.",
+      "",
+    );
+    for (const scenario of peerScenarios) {
+      const results = run.results.filter((r) => r.scenario.id === scenario.id);
+      out.push(`### ${scenario.title}`, "", scenario.description, "");
+      out.push(...peerTable(results.flatMap((r) => r.output.peers ?? [])), "");
+      for (const r of results) for (const note of r.output.notes) out.push(`- ${note}`);
+      out.push("");
+    }
   }
   out.push("## Findings", "");
   if (existsSync(findingsPath)) {

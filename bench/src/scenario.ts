@@ -31,9 +31,21 @@ export interface TargetCheck {
   pass: boolean;
 }
 
+/** One row of the "vs peers" table: our call against the libraries users would pick instead. */
+export interface PeerMeasurement {
+  adapter: AdapterName;
+  /** What was measured, e.g. "agent turn: append one message". */
+  label: string;
+  ours: Stat;
+  /** Each peer's latency for the same work (ms), by peer name. */
+  peers: { name: string; stat: Stat }[];
+}
+
 /** What a scenario reports for one adapter. */
 export interface ScenarioOutput {
   measurements: Measurement[];
+  /** Rows of the "vs peers" section (peer scenarios only). */
+  peers?: PeerMeasurement[];
   targets: TargetCheck[];
   /** How the data was made, sizes, anything a reader needs to interpret the numbers. */
   notes: string[];
@@ -60,6 +72,8 @@ export interface Limits {
   sequentialTurns: number;
   /** Turns per conversation in the concurrent turn loop. */
   turnsPerConversation: number;
+  /** Store sizes of the peers scenario's big-store reads (ascending). */
+  peerStores: number[];
   /** Messages loaded for the "big store" scenarios. */
   bigStore: number;
   /** Traces loaded for the traces-by-agent scenario. */

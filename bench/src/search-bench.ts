@@ -148,6 +148,8 @@ async function onPostgres(
     schema,
     pool_min: 0,
     pool_max: target === "pglite" ? 1 : 4,
+    // PGlite shares one backend session between connections: no named statements there.
+    prepared_statements: target !== "pglite",
   });
   const client = new pg.Client({ connectionString: url });
   await client.connect();

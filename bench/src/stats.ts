@@ -77,3 +77,26 @@ export function fmt(value: number | null | undefined, digits = 3): string {
   if (abs === 0) return "0";
   return Number(value.toPrecision(digits)).toString();
 }
+
+/**
+ * {@link sampleInterleaved} for any number of systems: on iteration `i` they run one after
+ * another starting with system `i mod k`, so each goes first, second… equally often.
+ * `make(i)` returns one call per system, in a fixed order; the samples come back in that order.
+ */
+export async function sampleRotating(
+  iterations: number,
+  make: (i: number) => (() => Promise<unknown>)[],
+  onIteration?: () => void,
+): Promise<number[][]> {
+  let samples: number[][] = [];
+  for (let i = 0; i < iterations; i++) {
+    const calls = make(i);
+    if (i === 0) samples = calls.map(() => []);
+    for (let k = 0; k < calls.length; k++) {
+      const s = (i + k) % calls.length;
+      samples[s]!.push(await timed(calls[s]!));
+    }
+    onIteration?.();
+  }
+  return samples;
+}

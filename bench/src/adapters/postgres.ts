@@ -222,6 +222,7 @@ export async function openPostgres(
     loader: loader(pool, counts),
     pool,
     dsn,
+    poolSize: options.poolSize,
     async seed(_side, conversation, messages, traces) {
       await raw.storeConversation(conversation);
       for (let i = 0; i < messages.length; i += 1000)

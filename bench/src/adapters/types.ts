@@ -77,6 +77,10 @@ export interface BenchTarget {
    * names), for the round-trip count. Absent for JSON (no server).
    */
   openCounted?(): Promise<CountedStore>;
+  /** PostgreSQL only: the run's database, its pool size and the raw pool (for the peers). */
+  readonly dsn?: string;
+  readonly poolSize?: number;
+  readonly pool?: import("pg").Pool;
   /** Empties everything (store and raw data). */
   reset(): Promise<void>;
   close(): Promise<void>;

@@ -62,8 +62,16 @@ async function prepare(target: BenchTarget, what: string): Promise<(i: number) =
         };
       };
     }
+    case "append": {
+      // One storeMessage per iteration, as an agent turn stores each message.
+      await target.store.storeConversation(makeConversation("prof-append", "prof-u", "prof-agent"));
+      return (k) => {
+        const m = makeMessage(`pa-${k}`, "prof-append", "prof-u", k, BASE_TIME + k * 1000, random);
+        return () => target.store.storeMessage(m);
+      };
+    }
     default:
-      throw new Error(`unknown hot path ${what} (context, traces, ingest, turns)`);
+      throw new Error(`unknown hot path ${what} (context, traces, ingest, turns, append)`);
   }
 }
 

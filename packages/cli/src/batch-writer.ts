@@ -9,6 +9,13 @@ import type { ExportCounts } from "./ndjson.js";
 /** Traces are upserted one call each; this many run at once. */
 const TRACE_CONCURRENCY = 16;
 
+/**
+ * Conversation and message writes in flight at once. The source is read while earlier batches
+ * are being written, and a server with several cores stores batches side by side; a batch waits
+ * only for the writes it depends on (its conversations, earlier batches of them).
+ */
+const WRITE_CONCURRENCY = 4;
+
 interface Pending<T> {
   record: T;
   /** Where the record came from, for error messages ("line 42", "conversation c-1"). */
@@ -33,17 +40,42 @@ function describeOrigins(items: Pending<unknown>[]): string {
   return `${items[0]!.origin} … ${items[items.length - 1]!.origin}`;
 }
 
+/** `items` reordered round-robin by conversation (first of each, then second of each, …). */
+function acrossConversations(items: Pending<TurnTraceInput>[]): Pending<TurnTraceInput>[] {
+  const groups = new Map<string, Pending<TurnTraceInput>[]>();
+  for (const item of items) {
+    const key = String(item.record.conversationId);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  const out: Pending<TurnTraceInput>[] = [];
+  const lists = [...groups.values()];
+  for (let round = 0; out.length < items.length; round++)
+    for (const list of lists) if (round < list.length) out.push(list[round]!);
+  return out;
+}
+
 /**
  * Upserts records into a store in the order a transcript needs: a conversation first, then its
  * messages in batches of `batchSize` (`storeMessages`, array order preserved so same-timestamp
  * messages keep their order), then traces once their messages are stored. Every write is an
  * upsert, so replaying the same records is harmless.
+ *
+ * Up to {@link WRITE_CONCURRENCY} conversation and message writes run at once, each after the
+ * writes it depends on: a batch after its conversations and after the previous batch holding
+ * any of them (so a conversation's messages are stored in order). The first failure is thrown
+ * by the next call (or `flush`), and nothing is dispatched after it.
  */
 export class BatchWriter implements RecordSink {
   readonly written: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   #messages: Pending<MessageInput>[] = [];
   #messageIds = new Set<string>();
   #traces: Pending<TurnTraceInput>[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  /** The latest write each conversation's next batch must wait for (its own, or a batch's). */
+  readonly #after = new Map<string, Promise<void>>();
+  #failure: unknown = null;
 
   constructor(
     private readonly target: MessageStore,
@@ -52,11 +84,17 @@ export class BatchWriter implements RecordSink {
     private readonly onBatch: (written: ExportCounts) => void = () => {},
   ) {}
 
-  /** Stores a conversation now (messages pending from earlier conversations do not depend on it). */
+  /**
+   * Starts storing a conversation (messages pending from earlier conversations do not depend on
+   * it; its own messages wait for it).
+   */
   async conversation(record: Record<string, unknown>, origin: string): Promise<void> {
     const { lastActivityAt: _derived, ...input } = record;
-    await this.#attempt(origin, () => this.target.storeConversation(input as ConversationInput));
-    this.written.conversations++;
+    const write = async () => {
+      await this.#attempt(origin, () => this.target.storeConversation(input as ConversationInput));
+      this.written.conversations++;
+    };
+    await this.#dispatch([String(record.id)], write);
   }
 
   /** Queues messages (in transcript order); stores a batch whenever `batchSize` are queued. */
@@ -82,32 +120,77 @@ export class BatchWriter implements RecordSink {
   /** Stores everything pending: messages first, then traces. */
   async flush(): Promise<void> {
     await this.#flushMessages();
-    const traces = this.#traces;
+    // A trace write locks its conversation, so traces of one conversation run one after
+    // another: the queue takes them round-robin across conversations, and TRACE_CONCURRENCY
+    // workers pull from it without waiting for each other.
+    const queue = acrossConversations(this.#traces);
     this.#traces = [];
-    for (let i = 0; i < traces.length; i += TRACE_CONCURRENCY) {
-      const chunk = traces.slice(i, i + TRACE_CONCURRENCY);
-      const results = await Promise.allSettled(
-        chunk.map((t) => this.target.storeTurnTrace(t.record)),
-      );
-      const failed = results.findIndex((r) => r.status === "rejected");
-      if (failed !== -1) {
-        const reason = (results[failed] as PromiseRejectedResult).reason;
-        throw this.#wrap(chunk[failed]!.origin, reason);
+    let next = 0;
+    let failed: WriteError | null = null;
+    const worker = async () => {
+      while (failed === null && next < queue.length) {
+        const t = queue[next++]!;
+        try {
+          await this.target.storeTurnTrace(t.record);
+          this.written.turnTraces++;
+        } catch (error) {
+          failed ??= this.#wrap(t.origin, error);
+        }
       }
-      this.written.turnTraces += chunk.length;
-    }
+    };
+    await Promise.all(Array.from({ length: TRACE_CONCURRENCY }, worker));
+    if (failed !== null) throw failed;
   }
 
+  /** Dispatches the queued messages and waits for every write in flight. */
   async #flushMessages(): Promise<void> {
+    await this.#dispatchMessages();
+    await Promise.all(this.#inFlight);
+    this.#after.clear();
+    this.#throwFailure();
+  }
+
+  async #dispatchMessages(): Promise<void> {
     while (this.#messages.length > 0) {
       const batch = this.#messages.splice(0, this.batchSize);
-      await this.#attempt(describeOrigins(batch), () =>
-        this.target.storeMessages(batch.map((m) => m.record)),
-      );
-      this.written.messages += batch.length;
-      this.onBatch(this.written);
+      const conversations = [...new Set(batch.map((m) => String(m.record.conversationId)))];
+      await this.#dispatch(conversations, async () => {
+        await this.#attempt(describeOrigins(batch), () =>
+          this.target.storeMessages(batch.map((m) => m.record)),
+        );
+        this.written.messages += batch.length;
+        this.onBatch(this.written);
+      });
     }
     this.#messageIds.clear();
+  }
+
+  /**
+   * Starts `write` once the writes `conversations` wait for are done, and returns when fewer
+   * than {@link WRITE_CONCURRENCY} writes are in flight.
+   */
+  async #dispatch(conversations: string[], write: () => Promise<void>): Promise<void> {
+    this.#throwFailure();
+    const before = conversations.flatMap((id) => this.#after.get(id) ?? []);
+    const done = Promise.all(before)
+      // Nothing more is written after a failure (a batch of a conversation that failed would
+      // only fail again).
+      .then(() => (this.#failure === null ? write() : undefined))
+      .catch((error: unknown) => {
+        this.#failure ??= error;
+      });
+    for (const id of conversations) this.#after.set(id, done);
+    this.#inFlight.add(done);
+    void done.then(() => {
+      this.#inFlight.delete(done);
+      for (const id of conversations) if (this.#after.get(id) === done) this.#after.delete(id);
+    });
+    while (this.#inFlight.size >= WRITE_CONCURRENCY) await Promise.race(this.#inFlight);
+    this.#throwFailure();
+  }
+
+  #throwFailure(): void {
+    if (this.#failure !== null) throw this.#failure;
   }
 
   async #attempt<T>(origin: string, write: () => Promise<T>): Promise<T> {

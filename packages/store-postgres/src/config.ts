@@ -98,6 +98,13 @@ export const PostgresConfigSchema = z
      */
     transaction_pooler: z.boolean().default(false),
     /**
+     * Whether the store sends its statements as named prepared statements, parsed and planned
+     * once per connection instead of on every call (default `true`). Always off with
+     * `transaction_pooler: true`: a transaction-mode pooler hands each statement to any server
+     * connection, where a statement prepared on another one does not exist.
+     */
+    prepared_statements: z.boolean().default(true),
+    /**
      * Connection string of a read replica (a streaming standby) for the reads that may lag:
      * conversation lists, `queryTurnTraces`, `summarizeUsage`, `searchMessages`. Everything else
      * reads the primary. Same form as `dsn`.

@@ -109,6 +109,7 @@ export class PostgresMessageStore extends MessageStore {
       schema: resolved.schema,
       queryTimeoutMs,
       transactionPooler: resolved.transaction_pooler,
+      preparedStatements: resolved.prepared_statements,
       replica: createReplica(resolved),
     });
     try {
@@ -132,12 +133,13 @@ export class PostgresMessageStore extends MessageStore {
     this.#ownsPool = options.ownsPool;
     const timeout = options.queryTimeoutMs === undefined ? 60_000 : options.queryTimeoutMs;
     const pooler = options.transactionPooler === true;
-    this.#runner = runnerOn(options.pool, timeout, pooler);
+    const prepare = options.preparedStatements !== false && !pooler;
+    this.#runner = runnerOn(options.pool, timeout, pooler, prepare);
     const replica = options.replica;
     this.#replica = replica ?? null;
     this.#lagging = new LaggingReads(
       this.#runner,
-      replica ? runnerOn(replica.pool, timeout, pooler) : null,
+      replica ? runnerOn(replica.pool, timeout, pooler, prepare) : null,
       replica?.fallback ?? "primary",
     );
     this.schema = options.schema ?? "public";

@@ -19,6 +19,11 @@ export interface PostgresStoreOptions {
    * the pooler instead of being looked up on the server by a backend key the pooler made up.
    */
   transactionPooler?: boolean;
+  /**
+   * Send statements as named prepared statements (`prepared_statements`; default true, always
+   * false behind a transaction-mode pooler).
+   */
+  preparedStatements?: boolean;
   /** A read replica for the reads that may lag (see `replica_dsn`). */
   replica?: { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback };
 }

@@ -22,6 +22,10 @@ async function open(): Promise<MessageStore> {
     dsn: server!.url,
     pool_min: 0,
     pool_max: 1,
+    // PGlite's socket server hands its one backend session to every client connection, so a
+    // statement prepared on one connection still exists for the next: like a transaction-mode
+    // pooler, it needs unnamed statements (README, "prepared_statements").
+    prepared_statements: false,
   });
   if (!(store as PostgresMessageStore).usesPgvector) {
     await store.close();

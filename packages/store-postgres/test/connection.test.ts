@@ -172,6 +172,7 @@ describe("configuration", () => {
       pool_max: 10,
       connect_timeout_ms: 10_000,
       transaction_pooler: false,
+      prepared_statements: true,
       replica_fallback: "primary",
       create: true,
     });

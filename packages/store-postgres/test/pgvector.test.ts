@@ -28,7 +28,8 @@ function vectorOf(seed: number): number[] {
 
 beforeAll(async () => {
   server = await startPgliteServer();
-  store = await openStore(server.url, { pool_max: 1 });
+  // One backend session for every connection (see conformance-pglite.test.ts).
+  store = await openStore(server.url, { pool_max: 1, prepared_statements: false });
   for (let u = 0; u < USERS; u++) {
     await store.storeConversation({ id: `c${u}`, userId: `u${u}`, createdAt: 1 });
   }

@@ -6,6 +6,7 @@ import { clientClassOf } from "../store-options.js";
 import { BackendReaper, type Retiree } from "./backend-reaper.js";
 import { sendCancelRequest } from "./cancel-request.js";
 import { DeferredCommitQuery } from "./deferred-commit-query.js";
+import { StatementNames } from "./statement-names.js";
 import { within } from "./timing.js";
 
 /**
@@ -63,11 +64,19 @@ export class StatementRunner {
   readonly #pool: Queryable;
   readonly #queryTimeoutMs: number | null;
   readonly #reaper: BackendReaper;
+  readonly #names: StatementNames | null;
 
-  constructor(pool: Queryable, queryTimeoutMs: number | null, reaper: BackendReaper) {
+  /** `names`: the statement names when statements are prepared (`null`: all unnamed). */
+  constructor(
+    pool: Queryable,
+    queryTimeoutMs: number | null,
+    reaper: BackendReaper,
+    names: StatementNames | null = null,
+  ) {
     this.#pool = pool;
     this.#queryTimeoutMs = queryTimeoutMs;
     this.#reaper = reaper;
+    this.#names = names;
   }
 
   /** A statement that changes nothing: committed by `pg` as usual. */
@@ -113,7 +122,9 @@ export class StatementRunner {
     client.on("error", onError);
     let committing = false;
     let abandoned = false;
-    const config = { text, values: values as unknown[], types: columnTypes };
+    const config: pg.QueryConfig = { text, values: values as unknown[], types: columnTypes };
+    const name = this.#names?.nameOf(text);
+    if (name !== undefined) config.name = name;
     const query = write
       ? new DeferredCommitQuery(config, (q) => {
           if (abandoned) return;
@@ -196,17 +207,20 @@ function retireeOf(client: pg.PoolClient): Retiree {
 
 /**
  * A statement runner on `pool`. Behind a transaction-mode pooler a dropped connection is left to
- * the pooler: its backend keys are not the server's process ids.
+ * the pooler: its backend keys are not the server's process ids. `prepare`: send statements as
+ * named prepared statements (never behind such a pooler: the caller turns it off).
  */
 export function runnerOn(
   pool: pg.Pool,
   queryTimeoutMs: number | null,
   pooler: boolean,
+  prepare = false,
 ): StatementRunner {
   const options = (pool as { options?: pg.ClientConfig }).options ?? null;
   return new StatementRunner(
     pool,
     queryTimeoutMs,
     new BackendReaper(clientClassOf(pool), pooler ? null : options),
+    prepare ? new StatementNames() : null,
   );
 }

@@ -1,0 +1,71 @@
+import { IntegrityError } from "@message-store/core";
+import { PostgresMessageStore } from "@message-store/postgres";
+import { messageInput } from "@message-store/test-servers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BatchWriter, WriteError } from "../src/batch-writer.js";
+import { freshPostgres } from "./support/cli.js";
+
+/**
+ * The writer keeps several writes in flight (issue #17); what a transcript needs must still
+ * hold: a conversation's messages in order (same timestamps, many small batches, several
+ * conversations interleaved), and the first failure reported with nothing written after it.
+ */
+
+let store: PostgresMessageStore;
+beforeAll(async () => {
+  store = await PostgresMessageStore.open({ dsn: await freshPostgres("ms_cli_writer") });
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+const conversation = (id: string) => ({ id, userId: "u1", createdAt: 1_000 });
+
+describe("BatchWriter", () => {
+  it("stores interleaved conversations' same-timestamp messages in their order", async () => {
+    const writer = new BatchWriter(store, 3);
+    const ids: Record<string, string[]> = { a: [], b: [], c: [] };
+    for (const c of Object.keys(ids)) await writer.conversation(conversation(c), c);
+    for (let k = 0; k < 40; k++) {
+      for (const c of Object.keys(ids)) {
+        const id = `${c}-${String(k).padStart(2, "0")}`;
+        ids[c]!.push(id);
+        await writer.messages([{ ...messageInput(id, c, 5_000) }], () => id);
+      }
+    }
+    await writer.flush();
+    expect(writer.written).toEqual({ conversations: 3, messages: 120, turnTraces: 0 });
+    for (const [c, expected] of Object.entries(ids)) {
+      const page = await store.getMessagesByConversationId(c, { limit: 100 });
+      expect(page.items.map((m) => m.id)).toEqual(expected);
+    }
+  });
+
+  it("reports the first failed write and writes nothing after it", async () => {
+    const writer = new BatchWriter(store, 2);
+    await writer.conversation(conversation("ok"), "ok");
+    const attempt = async () => {
+      await writer.messages(
+        [messageInput("ok-1", "ok", 1), messageInput("ok-2", "ok", 2)],
+        (i) => `ok ${i}`,
+      );
+      // No such conversation: this batch fails.
+      await writer.messages(
+        [messageInput("bad-1", "missing", 1), messageInput("bad-2", "missing", 2)],
+        (i) => `line ${i + 1}`,
+      );
+      for (let k = 0; k < 20; k++)
+        await writer.messages([messageInput(`late-${k}`, "ok", 10 + k)], () => `late ${k}`);
+      await writer.flush();
+    };
+    const error = await attempt().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteError);
+    expect((error as WriteError).message).toMatch(/could not store line 1 … line 2/);
+    expect((error as WriteError).cause).toBeInstanceOf(IntegrityError);
+    const stored = await store.getMessagesByConversationId("ok", { limit: 100 });
+    // The batches dispatched before the failure was seen may be stored; none after it.
+    expect(stored.items.map((m) => m.id).slice(0, 2)).toEqual(["ok-1", "ok-2"]);
+    expect(stored.items.length).toBeLessThan(2 + 20);
+    await expect(writer.flush()).rejects.toBe(error);
+  });
+});
