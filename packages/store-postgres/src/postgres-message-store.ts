@@ -85,8 +85,8 @@ export class PostgresMessageStore extends MessageStore {
   readonly #laggingIo: StoreIo;
   readonly #q: Queries;
   readonly #io: StoreIo;
-  /** pgvector is installed and migration 3 added `embedding_vector` (found by `open`). */
-  #vector = false;
+  /** Migration 3 added `embedding_vector` (pgvector), or 4 `embedding_cubes` (found by `open`). */
+  #search = { vector: false, cubes: false };
 
   /**
    * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
@@ -117,8 +117,8 @@ export class PostgresMessageStore extends MessageStore {
         queryTimeoutMs,
         create: resolved.create,
       });
-      const [row] = await store.#io.rows(store.#q.hasVector);
-      store.#vector = row?.found === true;
+      const [row] = await store.#io.rows(store.#q.searchColumns);
+      store.#search = { vector: row?.vector === true, cubes: row?.cubes === true };
     } catch (error) {
       await store.close();
       throw error;
@@ -154,7 +154,7 @@ export class PostgresMessageStore extends MessageStore {
    * the README) rather than the exact float8[] scan; set by {@link PostgresMessageStore.open}.
    */
   get usesPgvector(): boolean {
-    return this.#vector;
+    return this.#search.vector;
   }
 
   /** The pool statements run on (the caller's own pool if one was given). */
@@ -331,7 +331,8 @@ export class PostgresMessageStore extends MessageStore {
   }
 
   protected override _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
-    const search = this.#vector ? this.#q.vectorSearch(query) : this.#q.search(query);
+    const { vector, cubes } = this.#search;
+    const search = vector ? this.#q.vectorSearch(query) : this.#q.search(query, cubes);
     return this.#laggingIo.hits(search, query.embedding);
   }
 

@@ -54,10 +54,27 @@ function expected(columns: readonly Column[]): CatalogColumn[] {
     .sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
+/** Whether contrib's cube can be created here (migration 4 adds `embedding_cubes` then). */
+async function hasCube(url: string): Promise<boolean> {
+  const { rows } = await withClient(url, (c) =>
+    c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'cube'"),
+  );
+  return rows.length > 0;
+}
+
+/** Migration 4's column, where cube exists (see `hasCube`). */
+const CUBE_COLUMN: CatalogColumn = {
+  name: "embedding_cubes",
+  type: "cube[]",
+  collation: null,
+  nullable: true,
+};
+
 describe("schema", () => {
   it("matches the column tables exactly: names, types, collations, nullability", async () => {
     const url = await freshDatabase();
     await (await openStore(url)).close();
+    const cube = await hasCube(url);
     const tables: [string, Record<string, Column>, readonly Column[]][] = [
       ["conversations", CONVERSATION_COLUMNS, STORE_COLUMNS.conversations],
       ["messages", MESSAGE_COLUMNS, STORE_COLUMNS.messages],
@@ -66,6 +83,10 @@ describe("schema", () => {
     for (const [table, model, store] of tables) {
       const want = expected([...Object.values(model), ...store]);
       expect(want.length).toBeGreaterThan(8);
+      if (table === "messages" && cube) {
+        want.push(CUBE_COLUMN);
+        want.sort((a, b) => (a.name < b.name ? -1 : 1));
+      }
       expect(await catalogColumns(url, table)).toEqual(want);
     }
   });
@@ -122,7 +143,12 @@ describe("schema", () => {
           WHERE table_schema = 'public' AND is_generated = 'ALWAYS' ORDER BY column_name`,
       ),
     );
+    const cubes = {
+      column_name: "embedding_cubes",
+      generation_expression: expect.stringMatching(/ms_cube_chunks\(embedding\)/),
+    };
     expect(generated.rows).toEqual([
+      ...((await hasCube(url)) ? [cubes] : []),
       { column_name: "embedding_dims", generation_expression: "cardinality(embedding)" },
       {
         column_name: "embedding_norm",

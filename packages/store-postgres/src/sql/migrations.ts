@@ -234,6 +234,49 @@ END
 $migration$;
 `,
   },
+  {
+    version: 4,
+    name: "cube: embedding_cubes for a C-computed search prefilter (without pgvector, when available)",
+    sql: (s) => `
+DO $migration$
+DECLARE
+  ext text;
+BEGIN
+  -- pgvector serves searches where it exists (migration 3); contrib's cube (trusted since
+  -- PostgreSQL 13, so a database owner may create it) speeds up the float8[] path otherwise.
+  IF to_regtype('vector') IS NOT NULL THEN
+    RETURN;
+  END IF;
+  IF to_regtype('cube') IS NULL
+     AND EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'cube') THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS cube;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'cube is available but this role may not create it; search scores every row';
+    END;
+  END IF;
+  SELECT quote_ident(n.nspname) INTO ext FROM pg_extension e
+    JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'cube';
+  IF ext IS NULL OR to_regtype('cube') IS NULL THEN
+    RETURN;
+  END IF;
+  -- cube holds at most 100 dimensions: an embedding as chunks of 96 (1,536 = 16 × 96).
+  EXECUTE format($ddl$
+CREATE OR REPLACE FUNCTION ${s}.ms_cube_chunks(v double precision[]) RETURNS %1$s.cube[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  SELECT array_agg(%1$s.cube(v[i:least(i + 95, cardinality(v))]) ORDER BY i)
+    FROM generate_series(1, cardinality(v), 96) AS i
+$fn$$ddl$, ext);
+  EXECUTE $ddl$
+ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS embedding_cubes cube[]
+  GENERATED ALWAYS AS (${s}.ms_cube_chunks(embedding)) STORED$ddl$;
+  -- Read whole on every search: stored out of line but uncompressed (decompressing costs more
+  -- than it saves on numbers that barely compress).
+  EXECUTE $ddl$ALTER TABLE ${s}.messages ALTER COLUMN embedding_cubes SET STORAGE EXTERNAL$ddl$;
+END
+$migration$;
+`,
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -253,15 +253,19 @@ ORDER BY id LIMIT ${p.add(take)}`,
  WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"`,
 
     /** Semantic search on float8[]; see search-queries.ts. */
-    search: (q: SearchQuery): Statement => searchStatement(s, q),
+    search: (q: SearchQuery, cubes: boolean): Statement => searchStatement(s, q, cubes),
 
     /** Semantic search with pgvector (migration 3 found the extension); see search-queries.ts. */
     vectorSearch: (q: SearchQuery): Statement => vectorSearchStatement(s, q),
 
-    /** Whether migration 3 added `embedding_vector` (pgvector was available). */
-    hasVector: {
-      text: `SELECT EXISTS (SELECT 1 FROM pg_attribute
-   WHERE attrelid = to_regclass($1) AND attname = 'embedding_vector' AND NOT attisdropped) AS found`,
+    /**
+     * Which search columns migrations 3 and 4 added: `embedding_vector` (pgvector was available)
+     * and `embedding_cubes` (cube was, and pgvector was not).
+     */
+    searchColumns: {
+      text: `SELECT bool_or(attname = 'embedding_vector') AS vector,
+       bool_or(attname = 'embedding_cubes') AS cubes
+  FROM pg_attribute WHERE attrelid = to_regclass($1) AND NOT attisdropped`,
       values: [messages],
     },
   };

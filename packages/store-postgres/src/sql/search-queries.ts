@@ -57,8 +57,51 @@ function searchConditions(q: SearchQuery, p: Params): string[] {
   return where;
 }
 
-/** The brute-force float8[] search statement for schema `s` (a quoted identifier). */
-export function searchStatement(s: string, q: SearchQuery): Statement {
+/**
+ * Rows whose `cube` score may be in the top `limit` (migration 4): the cosine from per-chunk
+ * Euclidean distances, computed in C by `cube_distance` (a·b = (|a|² + |b|² − Σ d²) / 2 over the
+ * ≤ 96-element chunks of `embedding_cubes`), each with a bound `err` on its distance from the
+ * exact score plus two rounding steps of 1e-9. A row whose upper bound is below the `limit`-th
+ * best lower bound rounds strictly below `limit` rows, so only the others are scored exactly.
+ */
+function cubeCandidates(
+  s: string,
+  filters: string,
+  [vector, norm, limit, dims]: readonly string[],
+): string {
+  const messages = `${s}.messages`;
+  return `query AS (SELECT ${s}.ms_cube_chunks(${vector}::float8[]) AS cubes),
+approx AS (
+  SELECT m.id, a.score, (1e-14 * ${dims}::float8 + 1e-12)
+           * ((m.embedding_norm + ${norm}::float8) / sqrt(m.embedding_norm * ${norm}::float8) + 2)
+           + 2e-9 AS err
+    FROM ${messages} m
+   CROSS JOIN LATERAL (
+     SELECT (m.embedding_norm + ${norm}::float8 - sum(d.d * d.d)) / 2
+              / sqrt(m.embedding_norm * ${norm}::float8) AS score
+       FROM (SELECT cube_distance(unnest(m.embedding_cubes), unnest(query.cubes)) AS d
+               FROM query) d
+   ) a
+   WHERE ${filters}
+     AND m.embedding_norm > 0 AND ${norm}::float8 > 0
+),
+cut AS (SELECT score - err AS low FROM approx ORDER BY score - err DESC LIMIT 1 OFFSET ${limit} - 1),
+candidates AS (
+  SELECT id FROM approx WHERE score + err >= COALESCE((SELECT low FROM cut), '-Infinity')
+  UNION ALL
+  -- Zero vectors score 0 exactly; they are few, and ranked by the exact pass.
+  SELECT m.id FROM ${messages} m
+   WHERE ${filters} AND m.embedding_norm IS NOT NULL
+     AND (m.embedding_norm = 0 OR ${norm}::float8 = 0)
+),`;
+}
+
+/**
+ * The float8[] search statement for schema `s` (a quoted identifier). With `cubes` (migration 4
+ * found contrib's `cube`), a C-computed approximation picks the candidates and only they are
+ * scored exactly; otherwise every row under the filters is scored exactly.
+ */
+export function searchStatement(s: string, q: SearchQuery, cubes = false): Statement {
   const messages = `${s}.messages`;
   const p = new Params();
   const filters = searchConditions(q, p).join("\n   AND ");
@@ -67,8 +110,16 @@ export function searchStatement(s: string, q: SearchQuery): Statement {
     return { text: `${unscored}\n WHERE ${filters}`, values: p.values };
   const vector = p.add(q.embedding);
   const norm = p.add(squaredNorm(q.embedding));
+  const limit = p.add(q.limit);
+  const prefilter = cubes
+    ? cubeCandidates(s, filters, [vector, norm, limit, p.add(q.embedding.length)])
+    : "";
+  const scope = cubes
+    ? "m.id IN (SELECT id FROM candidates)"
+    : `${filters}\n     AND m.embedding_norm IS NOT NULL`;
   return {
-    text: `WITH top AS (
+    text: `WITH ${prefilter}
+top AS (
   SELECT m.id AS hit_id, sc.score
     FROM ${messages} m
    CROSS JOIN LATERAL (
@@ -76,10 +127,9 @@ export function searchStatement(s: string, q: SearchQuery): Statement {
                  ELSE sum(u.a * u.b) / sqrt(m.embedding_norm * ${norm}::float8) END AS score
        FROM (SELECT unnest(m.embedding) AS a, unnest(${vector}::float8[]) AS b) u
    ) sc
-   WHERE ${filters}
-     AND m.embedding_norm IS NOT NULL
+   WHERE ${scope}
    ORDER BY floor(sc.score * 1e9::float8 + 0.5) DESC, m.id
-   LIMIT ${p.add(q.limit)}
+   LIMIT ${limit}
 )
 SELECT ${MESSAGE_COLUMNS}, top.score FROM top JOIN ${messages} m ON m.id = top.hit_id
 UNION ALL
