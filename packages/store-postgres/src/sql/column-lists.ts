@@ -33,15 +33,17 @@ export function columnList(fields: readonly StoredField[], qualifier = "", inden
 
 /**
  * `"id", "conversation_id" AS "conversationId", …`: a SELECT or RETURNING list that names each
- * column after its model field, so rows arrive in the model's shape and need no copying.
+ * column after its model field, so rows arrive in the model's shape and need no copying. Empty
+ * `jsonb` values arrive as NULL (`Codec.empty`); the row mapping restores them.
  */
 export function selectList(fields: readonly StoredField[], indent = "  "): string {
   return wrap(
-    fields.map((f) =>
-      f.column.name === f.key
-        ? quoteIdent(f.key)
-        : `${quoteIdent(f.column.name)} AS ${quoteIdent(f.key)}`,
-    ),
+    fields.map((f) => {
+      const { name, empty } = f.column;
+      if (empty !== undefined)
+        return `NULLIF(${quoteIdent(name)}, '${empty}'::jsonb) AS ${quoteIdent(f.key)}`;
+      return name === f.key ? quoteIdent(f.key) : `${quoteIdent(name)} AS ${quoteIdent(f.key)}`;
+    }),
     indent,
   );
 }
