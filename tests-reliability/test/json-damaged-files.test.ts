@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isMessageStoreError, MessageStore } from "@message-store/core";
@@ -198,6 +198,20 @@ describe("json damaged files", () => {
       expect(await s.getConversation("before-kill")).not.toBeNull();
       await s.close();
     }
+    // A takeover whose claimant died mid-way (its claim left behind) is finished by the next open;
+    // one whose claimant is alive is waited for, then reported.
+    writeFileSync(`${path}.lock`, lockOf(4_194_001, null));
+    writeFileSync(`${path}.lock.takeover-t4194001`, lockOf(4_194_002, null));
+    const after = await JsonMessageStore.open({ path });
+    expect(await after.getConversation("before-kill")).not.toBeNull();
+    await after.close();
+    expect(existsSync(`${path}.lock.takeover-t4194001`)).toBe(false);
+    writeFileSync(`${path}.lock`, lockOf(4_194_001, null));
+    writeFileSync(`${path}.lock.takeover-t4194001`, lockOf(process.ppid, null));
+    const waited = await JsonMessageStore.open({ path }).catch((e: unknown) => e);
+    expect(isMessageStoreError(waited) && waited.code).toBe("STORE_LOCKED");
+    rmSync(`${path}.lock.takeover-t4194001`);
+    rmSync(`${path}.lock`);
     // Not too eager: a live owner that cannot be told apart from the writer keeps its lock.
     writeFileSync(`${path}.lock`, lockOf(process.ppid, null));
     const error = await JsonMessageStore.open({ path }).catch((e: unknown) => e);
@@ -206,11 +220,11 @@ describe("json damaged files", () => {
 
   it("processes racing for one stale lock: exactly one wins", async () => {
     const path = join(tempDir("json-race"), "db.json");
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 10; round++) {
       const victim = holdOpen(path);
       expect(await victim.status).toMatch(/^open /);
       await victim.kill();
-      const contenders = [holdOpen(path), holdOpen(path), holdOpen(path)];
+      const contenders = [holdOpen(path), holdOpen(path), holdOpen(path), holdOpen(path)];
       const statuses = await Promise.all(contenders.map((c) => c.status));
       await Promise.all(contenders.map((c) => c.release()));
       const winners = statuses.filter((s) => s.startsWith("open "));

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, readFile, rename, unlink } from "node:fs/promises";
+import { link, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { StoreLockedError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
@@ -74,9 +74,9 @@ async function readText(path: string): Promise<string | null> {
  * An exclusive lock on a store file, held through `<path>.lock` (created with the store file's
  * permission bits `mode`). The lock file is written in full
  * to a private temporary file and then hard-linked into place, which fails if the lock exists
- * (so a reader never sees a half-written lock). A lock whose owner process is gone is taken over:
- * it is renamed away first and checked to still be the stale one, so two processes taking over
- * the same stale lock cannot both win.
+ * (so a reader never sees a half-written lock). A lock whose owner process is gone is taken over
+ * through a claim (see `takeOver`), so two processes taking over the same stale lock cannot both
+ * win.
  */
 export class FileLock {
   private constructor(
@@ -107,7 +107,8 @@ export class FileLock {
       throw storageError("create the lock file", tmp, error);
     }
     try {
-      for (let attempt = 0; attempt < 5; attempt++) {
+      // Enough tries to wait out another process's takeover (20 ms a try) under heavy load.
+      for (let attempt = 0; attempt < 100; attempt++) {
         try {
           await publish(tmp, path, mode);
           heldTokens.add(token);
@@ -132,7 +133,8 @@ export class FileLock {
             `it is open in process ${current.pid}${where} (lock file ${path})`,
           );
         }
-        await takeOver(path, text, token);
+        const why = await takeOver(path, text, current, tmp, mode);
+        if (why !== null) throw locked(storePath, why);
       }
       throw locked(storePath, `another process keeps taking the lock ${path}`);
     } finally {
@@ -173,19 +175,85 @@ function locked(storePath: string, why: string): StoreLockedError {
   return new StoreLockedError(`cannot open ${storePath}: ${why}`, { adapter: ADAPTER });
 }
 
-/** Moves a stale lock out of the way; if what was moved is not that stale lock, puts it back. */
-async function takeOver(path: string, staleText: string, token: string): Promise<void> {
-  const aside = `${path}.stale-${token}`;
+/**
+ * Removes the stale lock `staleText` (owned by the dead `stale`) if it is still in place, so the
+ * caller can try to publish its own. Resolves to null to try again, or to why the store stays
+ * locked.
+ *
+ * Why this is safe: `path` only ever changes by a publish (which fails while it exists) or by an
+ * unlink done here, and that unlink is done only by the holder of the claim
+ * `<path>.takeover-<stale token>`, created by an exclusive hard link of the caller's own lock
+ * file (so it names its holder). One claim per stale lock means one remover: the claimant reads
+ * the lock again and unlinks it only if it is still the stale one, then drops the claim; a late
+ * contender that claims afterwards reads the new owner's lock and leaves it. (Renaming the stale
+ * lock aside instead, as before, could move a lock another contender had just published, and a
+ * third could publish into the gap before it was put back: two winners, seen under load.)
+ */
+async function takeOver(
+  path: string,
+  staleText: string,
+  stale: LockOwner,
+  ownLockFile: string,
+  mode: number | null,
+): Promise<string | null> {
+  const claim = `${path}.takeover-${stale.token}`;
+  if (!(await exclusiveLink(ownLockFile, claim, mode)))
+    return abandonedClaim(claim, ownLockFile, mode);
   try {
-    await rename(path, aside);
+    if ((await readText(path)) === staleText) await unlink(path).catch(() => undefined);
+  } finally {
+    await unlink(claim).catch(() => undefined);
+  }
+  return null;
+}
+
+/**
+ * Another process holds the claim on the stale lock: wait for it (null: try again). If its
+ * holder died mid-takeover (a crash in a window of a few milliseconds), the claim is removed the
+ * same way, under a claim of its own; a crash there too leaves a message to delete it by hand.
+ */
+async function abandonedClaim(
+  claim: string,
+  ownLockFile: string,
+  mode: number | null,
+): Promise<string | null> {
+  const text = await readText(claim);
+  const claimant = text === null ? null : parseOwner(text);
+  if (text === null || (claimant !== null && isClaimantAlive(claimant))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return null;
+  }
+  const cleanup = `${claim}-${claimant?.token ?? "unreadable"}`;
+  if (!(await exclusiveLink(ownLockFile, cleanup, mode))) {
+    return `a process taking over its stale lock died; delete ${claim} and ${cleanup} if no process uses the store`;
+  }
+  try {
+    if ((await readText(claim)) === text) await unlink(claim).catch(() => undefined);
+  } finally {
+    await unlink(cleanup).catch(() => undefined);
+  }
+  return null;
+}
+
+/** Creates `to` with the content of `from` (see `publish`): false if `to` exists. */
+async function exclusiveLink(from: string, to: string, mode: number | null): Promise<boolean> {
+  try {
+    await publish(from, to, mode);
+    return true;
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return; // someone else moved it
-    throw storageError("take over the stale lock file", path, error);
+    if (errorCode(error) === "EEXIST") return false;
+    throw storageError("take over the stale lock file", to, error);
   }
-  const moved = await readText(aside);
-  if (moved !== staleText) {
-    // We moved a lock another process had just taken: restore it for its owner.
-    await link(aside, path).catch(() => undefined);
+}
+
+/**
+ * A claim is held for milliseconds, so one of this process's own (a concurrent acquisition) is
+ * live; one with our pid but another start time was left by an earlier process (containers
+ * reuse pid 1).
+ */
+function isClaimantAlive(claimant: LockOwner): boolean {
+  if (claimant.hostname === hostname() && claimant.pid === process.pid) {
+    return claimant.processStart === null || claimant.processStart === procStat(process.pid)?.start;
   }
-  await unlink(aside).catch(() => undefined);
+  return isAlive(claimant);
 }
