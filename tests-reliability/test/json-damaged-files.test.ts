@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -200,17 +201,19 @@ describe("json damaged files", () => {
     }
     // A takeover whose claimant died mid-way (its claim left behind) is finished by the next open;
     // one whose claimant is alive is waited for, then reported.
-    writeFileSync(`${path}.lock`, lockOf(4_194_001, null));
-    writeFileSync(`${path}.lock.takeover-t4194001`, lockOf(4_194_002, null));
+    const staleLock = lockOf(4_194_001, null);
+    const claim = `${path}.lock.takeover-${createHash("sha256").update(staleLock).digest("hex").slice(0, 16)}`;
+    writeFileSync(`${path}.lock`, staleLock);
+    writeFileSync(claim, lockOf(4_194_002, null));
     const after = await JsonMessageStore.open({ path });
     expect(await after.getConversation("before-kill")).not.toBeNull();
     await after.close();
-    expect(existsSync(`${path}.lock.takeover-t4194001`)).toBe(false);
-    writeFileSync(`${path}.lock`, lockOf(4_194_001, null));
-    writeFileSync(`${path}.lock.takeover-t4194001`, lockOf(process.ppid, null));
+    expect(existsSync(claim)).toBe(false);
+    writeFileSync(`${path}.lock`, staleLock);
+    writeFileSync(claim, lockOf(process.ppid, null));
     const waited = await JsonMessageStore.open({ path }).catch((e: unknown) => e);
     expect(isMessageStoreError(waited) && waited.code).toBe("STORE_LOCKED");
-    rmSync(`${path}.lock.takeover-t4194001`);
+    rmSync(claim);
     rmSync(`${path}.lock`);
     // Not too eager: a live owner that cannot be told apart from the writer keeps its lock.
     writeFileSync(`${path}.lock`, lockOf(process.ppid, null));

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { link, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -133,7 +133,7 @@ export class FileLock {
             `it is open in process ${current.pid}${where} (lock file ${path})`,
           );
         }
-        const why = await takeOver(path, text, current, tmp, mode);
+        const why = await takeOver(path, text, tmp, mode);
         if (why !== null) throw locked(storePath, why);
       }
       throw locked(storePath, `another process keeps taking the lock ${path}`);
@@ -176,13 +176,13 @@ function locked(storePath: string, why: string): StoreLockedError {
 }
 
 /**
- * Removes the stale lock `staleText` (owned by the dead `stale`) if it is still in place, so the
+ * Removes the stale lock `staleText` (its owner is dead) if it is still in place, so the
  * caller can try to publish its own. Resolves to null to try again, or to why the store stays
  * locked.
  *
  * Why this is safe: `path` only ever changes by a publish (which fails while it exists) or by an
  * unlink done here, and that unlink is done only by the holder of the claim
- * `<path>.takeover-<stale token>`, created by an exclusive hard link of the caller's own lock
+ * `<path>.takeover-<hash of the stale lock>`, created by an exclusive hard link of the caller's own lock
  * file (so it names its holder). One claim per stale lock means one remover: the claimant reads
  * the lock again and unlinks it only if it is still the stale one, then drops the claim; a late
  * contender that claims afterwards reads the new owner's lock and leaves it. (Renaming the stale
@@ -192,11 +192,10 @@ function locked(storePath: string, why: string): StoreLockedError {
 async function takeOver(
   path: string,
   staleText: string,
-  stale: LockOwner,
   ownLockFile: string,
   mode: number | null,
 ): Promise<string | null> {
-  const claim = `${path}.takeover-${stale.token}`;
+  const claim = `${path}.takeover-${nameOf(staleText)}`;
   if (!(await exclusiveLink(ownLockFile, claim, mode)))
     return abandonedClaim(claim, ownLockFile, mode);
   try {
@@ -223,7 +222,7 @@ async function abandonedClaim(
     await new Promise((resolve) => setTimeout(resolve, 20));
     return null;
   }
-  const cleanup = `${claim}-${claimant?.token ?? "unreadable"}`;
+  const cleanup = `${claim}-${nameOf(text)}`;
   if (!(await exclusiveLink(ownLockFile, cleanup, mode))) {
     return `a process taking over its stale lock died; delete ${claim} and ${cleanup} if no process uses the store`;
   }
@@ -233,6 +232,11 @@ async function abandonedClaim(
     await unlink(cleanup).catch(() => undefined);
   }
   return null;
+}
+
+/** A file name part for a lock file's text (never the text's own token: it may hold a path). */
+function nameOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** Creates `to` with the content of `from` (see `publish`): false if `to` exists. */
