@@ -5,7 +5,7 @@ export function DeletedBadge({ deletedAt }: { deletedAt: number | null }) {
   if (deletedAt === null) return null;
   return (
     <span className="badge warn" title={`soft-deleted at ${formatTime(deletedAt)} UTC`}>
-      🗑 deleted
+      ✕ deleted
     </span>
   );
 }

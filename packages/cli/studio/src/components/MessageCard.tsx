@@ -84,7 +84,7 @@ export function MessageCard({
         <time className="muted">{formatTime(m.timestamp)}</time>
         <span className="id">{m.id}</span>
         <span className="spacer" />
-        {info.data?.semanticSearch && m.embeddingDims !== null && (
+        {info.data?.semanticSearch && m.embeddingDims !== null && m.deletedAt === null && (
           <Link className="button small" to={`/search?message=${encodeURIComponent(m.id)}`}>
             Similar
           </Link>
