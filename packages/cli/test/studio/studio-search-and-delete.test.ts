@@ -9,27 +9,16 @@ import type {
   TextSearchPage,
   TranscriptPage,
 } from "../../src/studio/api-types.js";
-import { freshPostgres, tempDir } from "../support/cli.js";
+import { tempDir } from "../support/cli.js";
 import {
+  apiCall as call,
+  apiJson as json,
   type RunningStudio,
-  seedJsonStore,
-  seedPostgresStore,
-  startStudio,
+  STUDIO_BACKENDS,
+  type StudioPair,
+  startStudioPair,
 } from "../support/studio.js";
 import { REFUND, type StudioSeed } from "../support/studio-seed.js";
-
-/** A request with the token (Bearer) unless `auth: false`. */
-function call(studio: RunningStudio, path: string, init: RequestInit & { auth?: boolean } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth !== false) headers.set("Authorization", `Bearer ${studio.token}`);
-  return fetch(`${studio.origin}${path}`, { ...init, headers, redirect: "manual" });
-}
-
-async function json<T>(studio: RunningStudio, path: string): Promise<T> {
-  const response = await call(studio, path);
-  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
-  return (await response.json()) as T;
-}
 
 /** `POST /api/actions/conversations/:id/<action>` with a JSON body. */
 function act(
@@ -61,50 +50,20 @@ async function searchAll(studio: RunningStudio, query: string): Promise<TextSear
   return items;
 }
 
-const backends = [
-  {
-    name: "JSON file",
-    async open(dir: string) {
-      const now = Date.now();
-      const readOnly = await seedJsonStore(dir, "search-read-only.json", now);
-      const writable = await seedJsonStore(dir, "search-writable.json", now);
-      const env: Record<string, string> = {};
-      return {
-        args: ["--store", readOnly.spec],
-        writableArgs: ["--store", writable.spec],
-        env,
-        seed: readOnly.seed,
-      };
-    },
-  },
-  {
-    name: "PostgreSQL",
-    async open() {
-      const dsn = await freshPostgres("studio_search");
-      const seed = await seedPostgresStore(dsn);
-      const args = ["--store", "postgres:env:STUDIO_DSN"];
-      return { args, writableArgs: args, env: { STUDIO_DSN: dsn }, seed };
-    },
-  },
-];
-
-describe.each(backends)("studio text search and soft delete on $name", (backend) => {
+describe.each(STUDIO_BACKENDS)("studio text search and soft delete on $name", (backend) => {
   const tmp = tempDir();
   let seed: StudioSeed;
   let readOnly: RunningStudio;
   let writable: RunningStudio;
 
+  let pair: StudioPair | undefined;
+
   beforeAll(async () => {
-    const opened = await backend.open(tmp.dir);
-    seed = opened.seed;
-    readOnly = await startStudio(opened.args, { cwd: tmp.dir, env: opened.env });
-    writable = await startStudio([...opened.writableArgs, "--allow-writes"], {
-      cwd: tmp.dir,
-      env: opened.env,
-    });
+    pair = await startStudioPair(backend.storage, tmp.dir, { prefix: "studio_search" });
+    ({ seed, readOnly, writable } = pair);
   });
   afterAll(async () => {
-    await Promise.all([readOnly?.stop(), writable?.stop()]);
+    await pair?.stop();
     tmp.remove();
   });
 
