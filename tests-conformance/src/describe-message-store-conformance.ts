@@ -22,6 +22,7 @@ import { searchSuite } from "./suites/search.js";
 import { sessionSuite } from "./suites/session.js";
 import { softDeleteSuite } from "./suites/soft-delete.js";
 import { tenantsSuite } from "./suites/tenants.js";
+import { textSearchSuite } from "./suites/text-search.js";
 import { tracesSuite } from "./suites/traces.js";
 import { validationSuite } from "./suites/validation.js";
 
@@ -55,6 +56,8 @@ const SUITES = {
   ownership: ownershipSuite,
   session: sessionSuite,
   "embedding-queue": embeddingQueueSuite,
+  // Issue #19: skipped unless the adapter declares `textSearch`.
+  "text-search": textSearchSuite,
 } satisfies Record<string, (h: Harness) => void>;
 
 /** The suite names, in run order. */

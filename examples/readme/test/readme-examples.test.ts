@@ -44,6 +44,7 @@ describe("README capability examples", () => {
       "Session API",
       "Embedding worker (where `store.capabilities.embeddingQueue`)",
       "Soft delete (where `store.capabilities.softDelete`)",
+      "Text search (where `store.capabilities.textSearch`)",
       "Trace analytics",
       "Erasure",
       "Semantic search (where `store.capabilities.semanticSearch`)",

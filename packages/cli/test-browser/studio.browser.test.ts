@@ -49,6 +49,8 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
   let page: Page;
   let studio: RunningStudio;
   let seed: StudioSeed;
+  /** Uncaught script errors of the page, checked by the last test. */
+  const pageErrors: string[] = [];
   const shotDir = join(tmp.dir, "shots");
 
   async function shot(name: string) {
@@ -83,8 +85,7 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
       ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(studio.url);
   });
   afterAll(async () => {
@@ -110,6 +111,29 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     await shot("conversations");
   });
 
+  it("text search: a message's words find its conversation, the match highlighted; deleted ones marked", async () => {
+    await page.getByLabel("All", { exact: true }).check();
+    await page.getByLabel("search text").fill("RUA augusta");
+    await page.getByRole("button", { name: "Show" }).click();
+    const results = page.getByRole("table", { name: "search results" }).locator("tbody tr");
+    await results.first().waitFor();
+    expect(await results.count()).toBe(1);
+    expect(await results.first().locator("mark").textContent()).toBe("Rua Augusta");
+    expect(await results.first().getByRole("link", { name: REFUND.title }).count()).toBe(1);
+    await expect.poll(() => page.url()).toContain("q=RUA+augusta");
+    await shot("text-search");
+
+    await page.getByLabel("search text").fill("4111 1111");
+    await page.getByRole("button", { name: "Show" }).click();
+    await page.locator("mark", { hasText: "4111 1111" }).waitFor();
+    expect(await results.count()).toBe(1);
+    expect(await results.first().getByText("✕ deleted").count()).toBe(1);
+
+    await page.getByLabel("search text").fill("rua augusta");
+    await page.getByRole("button", { name: "Show" }).click();
+    await page.locator("mark", { hasText: "Rua Augusta" }).waitFor();
+  });
+
   it("transcript: roles in order, the flagged message marked, tool call paired with its result", async () => {
     await page.getByRole("link", { name: REFUND.title }).click();
     await page.locator(".transcript article").first().waitFor();
@@ -120,6 +144,9 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     expect(ids).toEqual(own.map((m) => m.id));
     await expect.poll(() => card(REFUND.flaggedId).getByText("⚑ flagged").count()).toBe(1);
     expect(await page.getByText("⚑ flagged").count()).toBe(1);
+    expect(await card(REFUND.deletedId).getByText("✕ deleted").count()).toBe(1);
+    expect(await card(REFUND.deletedId).getAttribute("class")).toContain("deleted");
+    expect(await page.locator(".transcript").getByText("✕ deleted").count()).toBe(1);
     expect(await card(`${REFUND.conversationId}-m3`).locator(".paired").textContent()).toContain(
       '"refundable":true',
     );
@@ -252,6 +279,34 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
       .toBe(false);
     expect(await page.locator(".side-by-side").textContent()).not.toContain(REFUND.toFlagText);
   });
+
+  it("with writes allowed: soft-deletes a conversation, marked everywhere, then restores it", async () => {
+    const target = seed.conversations.find((c) => c.id !== REFUND.conversationId)!;
+    await page.goto(`${studio.origin}/conversations/${encodeURIComponent(target.id)}`);
+    await page.locator(".transcript article").first().waitFor();
+    const header = page.locator(".conversation-header h1");
+    expect(await header.getByText("✕ deleted").count()).toBe(0);
+    await page.getByRole("button", { name: "Delete" }).click();
+    await header.getByText("✕ deleted").waitFor();
+    await expect
+      .poll(() => page.locator(".transcript article.deleted").count())
+      .toBe(seed.messages.filter((m) => m.conversationId === target.id).length);
+    await page.getByRole("link", { name: "Context window" }).click();
+    await page.getByText("Context window (0 messages)").waitFor();
+
+    await page.goto(`${studio.origin}/conversations?user=${encodeURIComponent(target.userId)}`);
+    const row = page.locator("table.grid tbody tr", { hasText: target.id });
+    await row.getByText("✕ deleted").waitFor();
+    await row.getByRole("link", { name: target.title! }).click();
+    await page.getByRole("button", { name: "Restore" }).click();
+    await page.getByRole("button", { name: "Delete" }).waitFor();
+    expect(await header.getByText("✕ deleted").count()).toBe(0);
+    await expect.poll(() => page.locator(".transcript article.deleted").count()).toBe(0);
+  });
+
+  it("raised no script error in any view", () => {
+    expect(pageErrors).toEqual([]);
+  });
 });
 
 describe.skipIf(!HAS_CHROMIUM)("studio in Chromium, read-only", () => {
@@ -268,6 +323,7 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium, read-only", () => {
       await page.locator(".transcript article").first().waitFor();
       expect(await page.getByRole("button", { name: "Flag" }).count()).toBe(0);
       expect(await page.getByRole("link", { name: "Export NDJSON" }).count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
       const status = await page.evaluate(async (id) => {
         const r = await fetch(`/api/actions/messages/${id}/flag`, {
           method: "POST",
@@ -277,6 +333,15 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium, read-only", () => {
         return r.status;
       }, REFUND.toFlagId);
       expect(status).toBe(403);
+      const deleteStatus = await page.evaluate(async (id) => {
+        const r = await fetch(`/api/actions/conversations/${id}/delete`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: "{}",
+        });
+        return r.status;
+      }, REFUND.conversationId);
+      expect(deleteStatus).toBe(403);
       const anonymous = await browser.newPage();
       const response = await anonymous.goto(`${studio.origin}/conversations`);
       expect(response?.status()).toBe(401);

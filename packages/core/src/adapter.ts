@@ -49,4 +49,5 @@ export {
 } from "./paging/ordering.js";
 export { type PageRequest, sliceAfter } from "./paging/page-request.js";
 export { redactSecrets } from "./redact.js";
+export { containsFolded, foldAscii } from "./search/text-match.js";
 export { parseId, parseInput } from "./validation.js";

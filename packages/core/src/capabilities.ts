@@ -7,6 +7,7 @@ const WHAT: Record<Flag, string> = {
   softDelete: "soft delete",
   tenants: "tenants",
   embeddingQueue: "the embedding queue",
+  textSearch: "text search",
 };
 
 /** Throws `UnsupportedOperationError` (naming the adapter) unless the store declares `flag`. */

@@ -92,6 +92,13 @@ export {
   SessionTurnSchema,
 } from "./models/session.js";
 export {
+  MAX_SEARCH_TEXT,
+  type TextSearchFilter,
+  type TextSearchHit,
+  type TextSearchQueryInput,
+  TextSearchQuerySchema,
+} from "./models/text-search.js";
+export {
   LLMCallPurposeSchema,
   type LLMCallRecord,
   type LLMCallRecordInput,

@@ -20,6 +20,7 @@ import type {
   UsageQueryInput,
 } from "./models/queries.js";
 import type { EmbeddingUpdateInput, SessionOptions, SessionTurn } from "./models/session.js";
+import type { TextSearchHit, TextSearchQueryInput } from "./models/text-search.js";
 import type { TurnTrace, TurnTraceInput } from "./models/turn-trace.js";
 
 /**
@@ -46,6 +47,8 @@ export interface StoreCapabilities {
   readonly tenants?: boolean;
   /** `listPendingEmbeddings`, `setEmbeddings` (and so `embedPendingMessages`) are implemented. */
   readonly embeddingQueue?: boolean;
+  /** `searchConversations` (text search over titles and message contents) is implemented. */
+  readonly textSearch?: boolean;
 }
 
 /**
@@ -297,6 +300,31 @@ export interface MessageStoreApi {
    * Throws `UnsupportedOperationError` unless `capabilities.semanticSearch`.
    */
   searchMessages(query: SearchQueryInput): Promise<SearchHit[]>;
+
+  /**
+   * Text search: the conversations whose `title`, or the `originalContent` of one of whose
+   * messages, contains `text`, most recent activity first (`lastActivityAt` descending, then `id`
+   * ascending, as {@link getConversationsByUserId}), paged with cursors (`limit` 1–1000, default
+   * 20). Each hit says whether the title matched and carries the newest matching message
+   * (greatest `(timestamp, sequence)`), or `null` when only the title matched.
+   *
+   * Matching is a plain substring test, identical on every adapter: ASCII letters `A`–`Z` match
+   * `a`–`z` and every other character only itself (no Unicode case folding, no normalization;
+   * `%`, `_`, `*` and the like are literal). `text` is 1–1000 characters, taken as given (not
+   * trimmed). The filters (`userId`, `tenantId`) apply to each conversation as stored, before
+   * matching and paging. Soft-deleted conversations are not listed and soft-deleted messages do
+   * not match, unless `includeDeleted: true` (then both are). Flagged messages match: they are
+   * part of the transcript (the hit's message says `isFlagged`). An empty result is an empty
+   * page, never an error. Through a view (`forUser`, `forTenant`) the view's scope is passed
+   * down as the filters; a contradicting filter gives an empty page.
+   *
+   * Cost: a substring test cannot use an ordinary index, so a search reads the text of the
+   * conversations it walks (newest activity first) until the page is full: a page of frequent
+   * words is cheap, a rare or absent word reads every message in the filters' scope (a
+   * sequential scan on PostgreSQL and MongoDB; memory on the JSON store). Narrow it with `userId`.
+   * Throws `UnsupportedOperationError` unless `capabilities.textSearch`.
+   */
+  searchConversations(query: TextSearchQueryInput): Promise<Page<TextSearchHit>>;
 
   /**
    * Messages pending embedding, by `id` ascending (code-point order): live, with `embedding:

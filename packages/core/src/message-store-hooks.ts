@@ -20,6 +20,7 @@ import type {
   UsageQuery,
 } from "./models/queries.js";
 import type { EmbeddingUpdate } from "./models/session.js";
+import type { TextSearchFilter, TextSearchHit } from "./models/text-search.js";
 import type { TurnTrace } from "./models/turn-trace.js";
 import type { ConversationKey, MessageKey, TraceKey } from "./paging/cursor.js";
 import type { PageRequest } from "./paging/page-request.js";
@@ -76,7 +77,7 @@ export interface StoreMessagesOptions {
  * - embeddings: an upsert that changes `originalContent` and passes the stored embedding stores
  *   `embedding: null` (stale); the record returned says so.
  *
- * Optional capabilities (`semanticSearch`, `softDelete`, `tenants`, `embeddingQueue`): core only
+ * Optional capabilities (`semanticSearch`, `softDelete`, `tenants`, `embeddingQueue`, `textSearch`): core only
  * calls the hooks behind one when the adapter declares it, and never passes a `tenantId` filter
  * or a record with a `tenantId` (or `deletedAt`) to an adapter without `tenants` (`softDelete`).
  */
@@ -268,6 +269,22 @@ export abstract class MessageStoreHooks {
    */
   protected _searchMessages(_query: SearchQuery): Promise<SearchHit[]> {
     return unsupported("semantic search");
+  }
+
+  /**
+   * Only called when `capabilities.textSearch`. Conversations in the filter's scope (`userId`,
+   * `tenantId`; soft-deleted ones only with `includeDeleted`) whose title or some message
+   * (live unless `includeDeleted`, flagged or not) contains `filter.text` as core's
+   * `containsFolded(text, foldAscii(filter.text))` decides, after `page.after` in
+   * `(lastActivityAt desc, id asc)` order, at most `page.take`; each with `titleMatch` and the
+   * newest matching message by `(timestamp, sequence)` (or `null`). Don't load the store into
+   * memory: stop walking once `page.take` hits are found.
+   */
+  protected _searchConversations(
+    _filter: TextSearchFilter,
+    _page: PageRequest<ConversationKey>,
+  ): Promise<TextSearchHit[]> {
+    return unsupported("text search");
   }
 
   /**

@@ -73,6 +73,11 @@ import {
   SessionOptionsSchema,
   type SessionTurn,
 } from "./models/session.js";
+import {
+  type TextSearchHit,
+  type TextSearchQueryInput,
+  TextSearchQuerySchema,
+} from "./models/text-search.js";
 import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "./models/turn-trace.js";
 import { cursors, type MessageKey } from "./paging/cursor.js";
 import { compareIds } from "./paging/ordering.js";
@@ -410,6 +415,22 @@ export abstract class MessageStore
       .slice(0, parsed.limit);
   }
 
+  async searchConversations(query: TextSearchQueryInput): Promise<Page<TextSearchHit>> {
+    const { limit, cursor, ...filter } = this.#parse(TextSearchQuerySchema, query, "text search");
+    this.#require("textSearch");
+    requireTenantFilter(this.capabilities, filter, this.adapterName);
+    const after = decodeCursor(cursor, cursors.conversation.decode, this.adapterName);
+    const rows = await this.#run(() =>
+      this._searchConversations(filter, { after, take: limit + 1 }),
+    );
+    return toPage(rows, limit, identity, (hit) =>
+      cursors.conversation.encode({
+        lastActivityAt: hit.conversation.lastActivityAt,
+        id: hit.conversation.id,
+      }),
+    );
+  }
+
   async listPendingEmbeddings(options: PendingEmbeddingsOptions = {}): Promise<Page<Message>> {
     const { limit, cursor, ...filter } = this.#parse(
       PendingEmbeddingsOptionsSchema,
@@ -514,7 +535,7 @@ export abstract class MessageStore
     return this.#parse(ReadOptionsSchema, options, "read options");
   }
 
-  #require(flag: "softDelete" | "tenants" | "embeddingQueue"): void {
+  #require(flag: "softDelete" | "tenants" | "embeddingQueue" | "textSearch"): void {
     requireCapability(this.capabilities, flag, this.adapterName);
   }
 }

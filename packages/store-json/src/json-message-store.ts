@@ -13,6 +13,8 @@ import {
   type SearchQuery,
   type StoreCapabilities,
   StoreClosedError,
+  type TextSearchFilter,
+  type TextSearchHit,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
@@ -52,6 +54,7 @@ import {
 import { conversationView, MemoryState } from "./memory-state.js";
 import { Mutex } from "./mutex.js";
 import type { Operation, ResultOf } from "./operations.js";
+import { searchConversations } from "./text-search.js";
 
 /**
  * The embedded message store: the whole dataset in memory, persisted to one human-readable JSON
@@ -68,6 +71,7 @@ export class JsonMessageStore extends MessageStore {
     softDelete: true,
     tenants: true,
     embeddingQueue: true,
+    textSearch: true,
   };
   /** The main file (absolute), or `":memory:"`. */
   readonly path: string;
@@ -256,6 +260,13 @@ export class JsonMessageStore extends MessageStore {
 
   protected override async _searchMessages(query: SearchQuery): Promise<SearchHit[]> {
     return searchMessages(this.#state, query);
+  }
+
+  protected override async _searchConversations(
+    filter: TextSearchFilter,
+    page: PageRequest<ConversationKey>,
+  ): Promise<TextSearchHit[]> {
+    return searchConversations(this.#state, filter, page);
   }
 
   protected override async _listPendingEmbeddings(

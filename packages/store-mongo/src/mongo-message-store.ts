@@ -10,6 +10,8 @@ import {
   type PendingEmbeddingsFilter,
   type Scope,
   type StoreCapabilities,
+  type TextSearchFilter,
+  type TextSearchHit,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
@@ -51,6 +53,7 @@ import {
   softDeleteConversation,
   softDeleteMessage,
 } from "./soft-delete.js";
+import { searchConversations } from "./text-search.js";
 import { insertConversationIfMissing, upsertConversation } from "./upsert-conversation.js";
 import { writeMessages } from "./write-messages.js";
 import { writeTrace } from "./write-trace.js";
@@ -72,6 +75,7 @@ export class MongoMessageStore extends MessageStore {
     softDelete: true,
     tenants: true,
     embeddingQueue: true,
+    textSearch: true,
   };
   readonly #ctx: MongoContext;
   readonly #ownsClient: boolean;
@@ -240,6 +244,13 @@ export class MongoMessageStore extends MessageStore {
 
   protected _deleteUserData(userId: string, filter: { tenantId?: string }): Promise<DeletedCounts> {
     return this.#write(() => deleteUserCascade(this.#ctx, userId, filter.tenantId));
+  }
+
+  protected override _searchConversations(
+    filter: TextSearchFilter,
+    page: PageRequest<ConversationKey>,
+  ): Promise<TextSearchHit[]> {
+    return this.#read(() => searchConversations(this.#ctx, filter, page));
   }
 
   protected override _listPendingEmbeddings(

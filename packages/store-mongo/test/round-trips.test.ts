@@ -202,6 +202,12 @@ describe.each([
     expect(await f.commandsOf(() => f.store.setEmbeddings(updates))).toEqual(["update"]);
   });
 
+  it("searchConversations: one find and one aggregation per 200 conversations walked", async () => {
+    const search = () => f.store.searchConversations({ text: "no such text", userId: "lister" });
+    expect((await search()).items).toEqual([]);
+    expect(await f.commandsOf(search)).toEqual(["find", "aggregate"]);
+  });
+
   it("deleteConversation: three deletes, plus the commit with transactions", async () => {
     await f.store.storeConversation(conv("c-del"));
     await f.store.storeMessage(msg("m-del", "c-del", 1));

@@ -13,6 +13,8 @@ import {
   type SearchHit,
   type SearchQuery,
   type StoreCapabilities,
+  type TextSearchFilter,
+  type TextSearchHit,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
@@ -48,8 +50,10 @@ import {
 } from "./row-mapping.js";
 import type { Statement } from "./sql/params.js";
 import { createQueries, type Queries } from "./sql/queries.js";
+import { textSearchStatement } from "./sql/text-search-queries.js";
 import { StoreIo } from "./store-io.js";
 import type { PostgresStoreOptions } from "./store-options.js";
+import { toTextSearchHits } from "./text-search-hits.js";
 
 export type { PostgresStoreOptions } from "./store-options.js";
 
@@ -74,6 +78,7 @@ export class PostgresMessageStore extends MessageStore {
     softDelete: true,
     tenants: true,
     embeddingQueue: true,
+    textSearch: true,
   };
   /** The schema holding this store's tables. */
   readonly schema: string;
@@ -334,6 +339,14 @@ export class PostgresMessageStore extends MessageStore {
     const { vector, cubes } = this.#search;
     const search = vector ? this.#q.vectorSearch(query) : this.#q.search(query, cubes);
     return this.#laggingIo.hits(search, query.embedding);
+  }
+
+  protected override async _searchConversations(
+    filter: TextSearchFilter,
+    page: PageRequest<ConversationKey>,
+  ): Promise<TextSearchHit[]> {
+    const rows = await this.#laggingIo.rows(textSearchStatement(this.schema, filter, page));
+    return toTextSearchHits(rows, this.schema);
   }
 
   protected async _close(): Promise<void> {

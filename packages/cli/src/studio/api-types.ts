@@ -16,7 +16,11 @@ export interface StudioInfo {
   semanticSearch: boolean;
   /** Started with `--allow-writes`: flag/unflag and export are offered. */
   allowWrites: boolean;
-  /** Optional parts of the contract this store offers (text search, soft delete arrive later). */
+  /**
+   * Optional parts of the contract this store offers: `searchConversations` (the search box of
+   * the conversations view) and soft delete (deleted records shown marked; delete and restore
+   * of a conversation with `--allow-writes`).
+   */
   features: { textSearch: boolean; softDelete: boolean };
 }
 
@@ -108,6 +112,36 @@ export interface SimilarMessages {
   source: MessageView;
   scope: "conversation" | "user" | "all";
   hits: { message: MessageView; score: number }[];
+}
+
+/** Text around a match: `match` is the matched text as stored, between its neighbours. */
+export interface Snippet {
+  before: string;
+  match: string;
+  after: string;
+}
+
+/** One conversation found by text search, and the newest of its messages that matched. */
+export interface TextSearchRow {
+  conversation: Conversation;
+  titleMatch: boolean;
+  message: MessageView | null;
+  /** Where the text is in `message` (null with it). */
+  snippet: Snippet | null;
+}
+
+/** `GET /api/search/text`: one page of `searchConversations`, most recent activity first. */
+export interface TextSearchPage {
+  items: TextSearchRow[];
+  nextCursor: string | null;
+}
+
+/** `POST /api/actions/conversations/:id/delete` and `…/restore`: what changed, and the result. */
+export interface ConversationAction {
+  /** `false`: it was already soft-deleted (delete) or live (restore). */
+  changed: boolean;
+  /** The conversation as it is now, soft-deleted or not. */
+  conversation: Conversation;
 }
 
 /** Every error the API answers with (status 4xx/5xx). */

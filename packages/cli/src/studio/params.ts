@@ -6,6 +6,16 @@ export function badRequest(message: string): HTTPException {
   return new HTTPException(400, { message });
 }
 
+/**
+ * Refuses (415) a write whose body is not `application/json`: a cross-site page cannot send that
+ * type without a CORS preflight, which the studio never answers, so a forged form post fails.
+ */
+export function requireJson(c: Context): void {
+  if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
+    throw new HTTPException(415, { message: "send application/json" });
+  }
+}
+
 /** An optional string query parameter (`undefined` when absent or empty). */
 export function textParam(c: Context, name: string): string | undefined {
   const value = c.req.query(name);

@@ -8,6 +8,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireToken, requireWrites } from "./access.js";
 import { actionRoutes } from "./api/actions.js";
+import { conversationActionRoutes } from "./api/conversation-actions.js";
 import { conversationRoutes } from "./api/conversations.js";
 import { searchRoutes } from "./api/search.js";
 import { traceRoutes } from "./api/traces.js";
@@ -71,6 +72,7 @@ export function createStudioApp(options: StudioAppOptions): Hono {
   app.route("/api/search", searchRoutes(options));
   app.use("/api/actions/*", requireWrites(options.info.allowWrites));
   app.route("/api/actions", actionRoutes(options));
+  app.route("/api/actions", conversationActionRoutes(options));
   app.all("/api/*", (c) => c.json(errorBody("NOT_FOUND", "no such endpoint"), 404));
 
   app.use("/assets/*", serveStatic({ root: options.assetsDir }));

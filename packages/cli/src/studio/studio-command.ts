@@ -46,7 +46,10 @@ export async function studioCommand(
       storage: config.storage,
       semanticSearch: store.capabilities.semanticSearch,
       allowWrites: options.allowWrites,
-      features: { textSearch: false, softDelete: false },
+      features: {
+        textSearch: store.capabilities.textSearch === true,
+        softDelete: store.capabilities.softDelete === true,
+      },
     };
     const assetsDir = fileURLToPath(new URL("./studio", import.meta.url));
     // The app needs the port (the cookie is named after it), known once the server listens.

@@ -14,33 +14,19 @@ import type {
   TurnView,
   UsageView,
 } from "../../src/studio/api-types.js";
-import { freshPostgres, tempDir } from "../support/cli.js";
+import { tempDir } from "../support/cli.js";
 import {
+  apiCall as call,
+  apiJson as json,
   type RunningStudio,
-  seedJsonStore,
-  seedPostgresStore,
+  STUDIO_BACKENDS,
+  type StudioPair,
   startStudio,
+  startStudioPair,
 } from "../support/studio.js";
 import { REFUND, type StudioSeed } from "../support/studio-seed.js";
 
 const PASSWORD = "s3cret-studio-pw";
-
-/** A GET/POST with the token (Bearer) unless `auth: false`. */
-async function call(
-  studio: RunningStudio,
-  path: string,
-  init: RequestInit & { auth?: boolean } = {},
-): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (init.auth !== false) headers.set("Authorization", `Bearer ${studio.token}`);
-  return fetch(`${studio.origin}${path}`, { ...init, headers, redirect: "manual" });
-}
-
-async function json<T>(studio: RunningStudio, path: string): Promise<T> {
-  const response = await call(studio, path);
-  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
-  return (await response.json()) as T;
-}
 
 function flag(
   studio: RunningStudio,
@@ -76,46 +62,23 @@ function statusWithHost(studio: RunningStudio, host: string): Promise<number> {
   });
 }
 
-const backends = [
-  {
-    name: "JSON file",
-    async open(dir: string) {
-      // A JSON file store is locked by the process that opens it: one file per studio.
-      const now = Date.now();
-      const { spec, seed } = await seedJsonStore(dir, "read-only.json", now);
-      const writable = await seedJsonStore(dir, "writable.json", now);
-      return { args: ["--store", spec], writableArgs: ["--store", writable.spec], env: {}, seed };
-    },
-  },
-  {
-    name: "PostgreSQL",
-    async open() {
-      const dsn = new URL(await freshPostgres("studio"));
-      dsn.password = PASSWORD; // trust auth ignores it; it must never reach the page
-      const seed = await seedPostgresStore(dsn.toString());
-      const args = ["--store", "postgres:env:STUDIO_DSN"];
-      return { args, writableArgs: args, env: { STUDIO_DSN: dsn.toString() }, seed };
-    },
-  },
-];
-
-describe.each(backends)("studio API on $name", (backend) => {
+describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
   const tmp = tempDir();
   let seed: StudioSeed;
   let readOnly: RunningStudio;
   let writable: RunningStudio;
 
+  let pair: StudioPair | undefined;
+
   beforeAll(async () => {
-    const opened = await backend.open(tmp.dir);
-    seed = opened.seed;
-    readOnly = await startStudio(opened.args, { cwd: tmp.dir, env: opened.env });
-    writable = await startStudio([...opened.writableArgs, "--allow-writes"], {
-      cwd: tmp.dir,
-      env: opened.env,
+    pair = await startStudioPair(backend.storage, tmp.dir, {
+      prefix: "studio",
+      password: PASSWORD,
     });
+    ({ seed, readOnly, writable } = pair);
   });
   afterAll(async () => {
-    await Promise.all([readOnly?.stop(), writable?.stop()]);
+    await pair?.stop();
     tmp.remove();
   });
 

@@ -38,6 +38,9 @@ export const REFUND = {
   toFlagText: "Also, can you change my delivery address to Rua Augusta 12?",
   /** Flagged in the seed. */
   flaggedId: "c-refund-4512-m7",
+  /** Written soft-deleted (as an import would), so only views with deleted records show it. */
+  deletedId: "c-refund-4512-m5d",
+  deletedText: "My card is 4111 1111 1111 1111, charge that one instead.",
   toolCallId: "call-lookup-4512",
 } as const;
 
@@ -170,6 +173,14 @@ function refundConversation(now: number): StudioSeed {
       timestamp: t0 + 60_000,
       intent: "change_address",
       entities: [{ name: "Rua Augusta 12", attributes: ["address"] }],
+    },
+    {
+      ...base,
+      id: c.deletedId,
+      role: "user",
+      originalContent: c.deletedText,
+      timestamp: t0 + 61_000,
+      deletedAt: t0 + 62_000,
     },
     {
       ...base,

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { MessageStore } from "@message-store/core";
 import "@message-store/json";
 import "@message-store/postgres";
-import { startCli } from "./cli.js";
+import { expect } from "vitest";
+import { freshPostgres, startCli } from "./cli.js";
 import { type StudioSeed, seedStudioStore } from "./studio-seed.js";
 
 /** A running `message-store studio` child and what it printed. */
@@ -86,4 +87,76 @@ export async function seedPostgresStore(dsn: string, now = Date.now()): Promise<
   } finally {
     await store.close();
   }
+}
+
+/** A request to a studio with its token (Bearer) unless `auth: false`; redirects not followed. */
+export function apiCall(
+  studio: RunningStudio,
+  path: string,
+  init: RequestInit & { auth?: boolean } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.auth !== false) headers.set("Authorization", `Bearer ${studio.token}`);
+  return fetch(`${studio.origin}${path}`, { ...init, headers, redirect: "manual" });
+}
+
+/** A `GET` that must answer 200, as JSON. */
+export async function apiJson<T>(studio: RunningStudio, path: string): Promise<T> {
+  const response = await apiCall(studio, path);
+  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+  return (await response.json()) as T;
+}
+
+/** The seeded store served twice: read-only, and with `--allow-writes`. */
+export interface StudioPair {
+  seed: StudioSeed;
+  readOnly: RunningStudio;
+  writable: RunningStudio;
+  stop(): Promise<void>;
+}
+
+/** The backends the studio's API tests run on. */
+export const STUDIO_BACKENDS = [
+  { name: "JSON file", storage: "json" },
+  { name: "PostgreSQL", storage: "postgres" },
+] as const;
+
+/**
+ * Seeds a store and starts a read-only and a writable studio on it. JSON: two files seeded alike
+ * (a file is locked by the process that opens it); PostgreSQL: one fresh database, its DSN
+ * carrying `password` (trust auth ignores it) so tests can check it never reaches the page.
+ */
+export async function startStudioPair(
+  storage: "json" | "postgres",
+  dir: string,
+  options: { prefix: string; password?: string },
+): Promise<StudioPair> {
+  let seed: StudioSeed;
+  let args: string[];
+  let writableArgs: string[];
+  let env: Record<string, string> = {};
+  if (storage === "json") {
+    const now = Date.now();
+    const readOnly = await seedJsonStore(dir, `${options.prefix}-read-only.json`, now);
+    const writable = await seedJsonStore(dir, `${options.prefix}-writable.json`, now);
+    seed = readOnly.seed;
+    args = ["--store", readOnly.spec];
+    writableArgs = ["--store", writable.spec];
+  } else {
+    const dsn = new URL(await freshPostgres(options.prefix));
+    if (options.password !== undefined) dsn.password = options.password;
+    seed = await seedPostgresStore(dsn.toString());
+    args = writableArgs = ["--store", "postgres:env:STUDIO_DSN"];
+    env = { STUDIO_DSN: dsn.toString() };
+  }
+  const readOnly = await startStudio(args, { cwd: dir, env });
+  const writable = await startStudio([...writableArgs, "--allow-writes"], { cwd: dir, env });
+  return {
+    seed,
+    readOnly,
+    writable,
+    stop: async () => {
+      await Promise.all([readOnly.stop(), writable.stop()]);
+    },
+  };
 }

@@ -47,6 +47,11 @@ import {
   SessionOptionsSchema,
   type SessionTurn,
 } from "../models/session.js";
+import {
+  type TextSearchHit,
+  type TextSearchQueryInput,
+  TextSearchQuerySchema,
+} from "../models/text-search.js";
 import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "../models/turn-trace.js";
 import { parseId, parseInput } from "../validation.js";
 import { inScope, narrowScope, ownerValue, scopedFilter } from "./scope.js";
@@ -303,6 +308,13 @@ export class ScopedStore implements MessageStoreApi {
     const parsed = this.#parse(SearchQuerySchema, query, "search query");
     const filter = scopedFilter(parsed, this.scope);
     return filter ? this.store.searchMessages({ ...query, ...filter }) : [];
+  }
+
+  async searchConversations(query: TextSearchQueryInput): Promise<Page<TextSearchHit>> {
+    const parsed = this.#parse(TextSearchQuerySchema, query, "text search");
+    requireCapability(this.capabilities, "textSearch", this.#adapter);
+    const filter = scopedFilter(parsed, this.scope);
+    return filter ? this.store.searchConversations({ ...query, ...filter }) : EMPTY;
   }
 
   // ---- embedding queue ----

@@ -4,7 +4,9 @@ import {
   compareIds,
   compareMessageKeys,
   compareTraceKeys,
+  containsFolded,
   cosineSimilarity,
+  foldAscii,
   type MessageKey,
   matchesTraceFilter,
   type PageRequest,
@@ -28,6 +30,8 @@ import {
   type SearchHit,
   type SearchQuery,
   type StoreCapabilities,
+  type TextSearchFilter,
+  type TextSearchHit,
   type TurnTrace,
   type TurnTraceFilter,
   type UsageBucket,
@@ -39,6 +43,7 @@ const ALL: StoreCapabilities = {
   softDelete: true,
   tenants: true,
   embeddingQueue: true,
+  textSearch: true,
 };
 const live = (r: { deletedAt: number | null }, o: { includeDeleted: boolean }) =>
   o.includeDeleted || r.deletedAt === null;
@@ -130,6 +135,26 @@ export class MemoryMessageStore extends MessageStore {
     this.pageRequests.push(page);
     const rows = this.#conversationRows(filter, userId).sort((a, b) => compareIds(a.id, b.id));
     return sliceAfter(rows, page, (c) => c.id, compareIds);
+  }
+  protected override async _searchConversations(
+    filter: TextSearchFilter,
+    page: PageRequest<ConversationKey>,
+  ): Promise<TextSearchHit[]> {
+    await this.#enter("_searchConversations", filter, page);
+    this.pageRequests.push(page);
+    const needle = foldAscii(filter.text);
+    const hits: TextSearchHit[] = [];
+    for (const conversation of this.#conversationRows(filter, filter.userId ?? null)) {
+      const matches = this.#sorted(conversation.id, filter)
+        .filter((m) => containsFolded(m.message.originalContent, needle))
+        .reverse();
+      const titleMatch = containsFolded(conversation.title, needle);
+      if (titleMatch || matches.length > 0) {
+        hits.push({ conversation, titleMatch, message: matches[0]?.message ?? null });
+      }
+    }
+    hits.sort((a, b) => compareConversationKeys(a.conversation, b.conversation));
+    return sliceAfter(hits, page, (h) => h.conversation, compareConversationKeys);
   }
   protected async _deleteConversation(id: string): Promise<boolean> {
     await this.#enter("_deleteConversation", id);

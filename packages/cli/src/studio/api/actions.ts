@@ -4,7 +4,8 @@ import { HTTPException } from "hono/http-exception";
 import { writeConversation } from "../../commands/export.js";
 import { type ExportCounts, footerLine, headerLine } from "../../ndjson.js";
 import { writeLine } from "../../output.js";
-import { badRequest } from "../params.js";
+import { WITH_DELETED } from "../../walk.js";
+import { badRequest, requireJson } from "../params.js";
 import type { StudioDeps } from "../studio-deps.js";
 import { messageView } from "../views.js";
 
@@ -21,16 +22,12 @@ function exportFileName(id: string): string {
  * - `GET /api/actions/conversations/:id/export`: the conversation as an NDJSON export (the same
  *   format as `message-store export`, header and footer included), streamed page by page.
  *
- * Soft delete / restore of a conversation (issue #15) go here as
- * `POST /api/actions/conversations/:id/delete` and `…/restore`.
+ * Soft delete and restore of a conversation are in `conversation-actions.ts`.
  */
 export function actionRoutes({ store }: StudioDeps): Hono {
   return new Hono()
     .post("/messages/:id/flag", async (c) => {
-      // JSON only: a cross-site page cannot send it without a CORS preflight, which fails.
-      if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
-        throw new HTTPException(415, { message: "send application/json" });
-      }
+      requireJson(c);
       const body = (await c.req.json().catch(() => null)) as { flagged?: unknown } | null;
       if (typeof body?.flagged !== "boolean") {
         throw badRequest(`send a JSON body {"flagged": true} or {"flagged": false}`);
@@ -39,7 +36,7 @@ export function actionRoutes({ store }: StudioDeps): Hono {
       return c.json(messageView(message));
     })
     .get("/conversations/:id/export", async (c) => {
-      const conversation = await store.getConversation(c.req.param("id"));
+      const conversation = await store.getConversation(c.req.param("id"), WITH_DELETED);
       if (conversation === null) {
         throw new HTTPException(404, { message: "no conversation with this id" });
       }

@@ -1,6 +1,7 @@
 import type { Conversation, MessageStore, Page } from "@message-store/core";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { WITH_DELETED } from "../../walk.js";
 import type { ConversationList } from "../api-types.js";
 import { badRequest, limitParam, textParam } from "../params.js";
 import type { StudioDeps } from "../studio-deps.js";
@@ -17,9 +18,13 @@ async function agentConversations(
   limit: number,
   cursor: string | undefined,
 ): Promise<Page<Conversation>> {
-  const traces = await store.getTurnTracesByAgentId(agentId, { limit, cursor: cursor ?? null });
+  const traces = await store.getTurnTracesByAgentId(agentId, {
+    limit,
+    cursor: cursor ?? null,
+    ...WITH_DELETED,
+  });
   const ids = [...new Set(traces.items.map((t) => t.conversationId))];
-  const conversations = await Promise.all(ids.map((id) => store.getConversation(id)));
+  const conversations = await Promise.all(ids.map((id) => store.getConversation(id, WITH_DELETED)));
   return {
     items: conversations.filter((c): c is Conversation => c !== null),
     nextCursor: traces.nextCursor,
@@ -33,6 +38,7 @@ async function agentConversations(
  * - neither: every conversation by id (`listConversations`), the only order the contract has
  *   for the whole store.
  * `?cursor` continues, `?limit` (default 50, at most 200; for `agent`, turns read per page).
+ * Soft-deleted conversations are included (the page marks them by `deletedAt`).
  * `GET /api/conversations/:id`: one conversation (404 when unknown).
  */
 export function conversationRoutes({ store }: StudioDeps): Hono {
@@ -47,18 +53,26 @@ export function conversationRoutes({ store }: StudioDeps): Hono {
       }
       let body: ConversationList;
       if (user !== undefined) {
-        const page = await store.getConversationsByUserId(user, { limit, cursor: cursor ?? null });
+        const page = await store.getConversationsByUserId(user, {
+          limit,
+          cursor: cursor ?? null,
+          ...WITH_DELETED,
+        });
         body = { order: "recent-activity", ...page };
       } else if (agent !== undefined) {
         body = { order: "recent-turn", ...(await agentConversations(store, agent, limit, cursor)) };
       } else {
-        const page = await store.listConversations({ limit, cursor: cursor ?? null });
+        const page = await store.listConversations({
+          limit,
+          cursor: cursor ?? null,
+          ...WITH_DELETED,
+        });
         body = { order: "id", ...page };
       }
       return c.json(body);
     })
     .get("/:id", async (c) => {
-      const conversation = await store.getConversation(c.req.param("id"));
+      const conversation = await store.getConversation(c.req.param("id"), WITH_DELETED);
       if (conversation === null) {
         throw new HTTPException(404, { message: "no conversation with this id" });
       }

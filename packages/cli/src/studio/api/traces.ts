@@ -2,6 +2,7 @@ import type { TurnTraceQueryInput } from "@message-store/core";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { WITH_DELETED } from "../../walk.js";
 import type { AgentList, TraceList, TurnView } from "../api-types.js";
 import { boolParam, intParam, limitParam, textParam } from "../params.js";
 import type { StudioDeps } from "../studio-deps.js";
@@ -56,8 +57,8 @@ export function traceRoutes({ store }: StudioDeps): Hono {
     .get("/turns/:messageId", async (c) => {
       const messageId = c.req.param("messageId");
       const [trace, message] = await Promise.all([
-        store.getTurnTraceByMessageId(messageId),
-        store.getMessage(messageId),
+        store.getTurnTraceByMessageId(messageId, WITH_DELETED),
+        store.getMessage(messageId, WITH_DELETED),
       ]);
       if (trace === null) throw new HTTPException(404, { message: "this message has no trace" });
       const body: TurnView = {

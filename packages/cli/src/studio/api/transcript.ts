@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { WITH_DELETED } from "../../walk.js";
 import type { ContextWindow, TranscriptPage } from "../api-types.js";
 import { badRequest, intParam, limitParam, textParam } from "../params.js";
 import type { StudioDeps } from "../studio-deps.js";
@@ -7,7 +8,7 @@ import { messageView, traceSummary } from "../views.js";
 
 /**
  * `GET /api/conversations/:id/messages`: one page of the transcript, chronological, flagged
- * messages included (`getMessagesByConversationId`, `?limit` default 200, at most 1000), and the
+ * and soft-deleted messages included (the page marks them) (`getMessagesByConversationId`, `?limit` default 200, at most 1000), and the
  * traces of the conversation whose timestamp falls in the page's span (one `queryTurnTraces`).
  * Spans are contiguous: a page's span ends after its last message and the next page's starts
  * there (carried in the studio's cursor, which wraps the store's), the first is open at the start
@@ -26,6 +27,7 @@ export function transcriptRoutes({ store }: StudioDeps): Hono {
       const page = await store.getMessagesByConversationId(id, {
         limit: limitParam(c, 200, 1000),
         cursor: cursor?.store ?? null,
+        ...WITH_DELETED,
       });
       const last = page.items.at(-1);
       const until = page.nextCursor === null || last === undefined ? null : last.timestamp + 1;
@@ -35,6 +37,7 @@ export function transcriptRoutes({ store }: StudioDeps): Hono {
           : (
               await store.queryTurnTraces({
                 conversationId: id,
+                ...WITH_DELETED,
                 ...(cursor === null ? {} : { since: cursor.since }),
                 ...(until === null ? {} : { until }),
               })

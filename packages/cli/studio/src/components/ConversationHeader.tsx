@@ -4,6 +4,8 @@ import { Link, NavLink } from "react-router";
 import { getJson } from "../api.js";
 import { formatTime } from "../format.js";
 import { useInfo } from "../queries.js";
+import { DeletedBadge } from "./DeletedBadge.js";
+import { SoftDeleteButton } from "./SoftDeleteButton.js";
 import { ErrorNote } from "./Status.js";
 
 /** The conversation (one `GET /api/conversations/:id`), shared by the transcript and context tabs. */
@@ -14,7 +16,10 @@ export function useConversation(id: string) {
   });
 }
 
-/** Title, facts, tabs (transcript / context window) and, with writes allowed, the export. */
+/**
+ * Title, facts, tabs (transcript / context window) and, with writes allowed, delete / restore
+ * and the export.
+ */
 export function ConversationHeader({ id }: { id: string }) {
   const conversation = useConversation(id);
   const info = useInfo();
@@ -23,7 +28,10 @@ export function ConversationHeader({ id }: { id: string }) {
   return (
     <header className="conversation-header">
       {conversation.error ? <ErrorNote error={conversation.error} /> : null}
-      <h1>{c?.title ?? id}</h1>
+      <h1>
+        {c?.title ?? id}
+        {c && <DeletedBadge deletedAt={c.deletedAt} />}
+      </h1>
       {c && (
         <p className="facts">
           <span className="id">{c.id}</span> · user{" "}
@@ -49,6 +57,9 @@ export function ConversationHeader({ id }: { id: string }) {
         </NavLink>
         <NavLink to={`${base}/context`}>Context window</NavLink>
         <span className="spacer" />
+        {c && info.data?.allowWrites && info.data.features.softDelete && (
+          <SoftDeleteButton conversation={c} />
+        )}
         {info.data?.allowWrites && (
           <a
             className="button"

@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import type { MessageView, TraceSummary } from "../../../src/studio/api-types.js";
 import { formatTime, pretty } from "../format.js";
 import { useInfo } from "../queries.js";
+import { DeletedBadge } from "./DeletedBadge.js";
 import { FlagButton } from "./FlagButton.js";
 import { TurnLine } from "./TurnLine.js";
 
@@ -69,7 +70,7 @@ export function MessageCard({
   return (
     <article
       id={`m-${m.id}`}
-      className={`message role-${m.role}${m.isFlagged ? " flagged" : ""}`}
+      className={`message role-${m.role}${m.isFlagged ? " flagged" : ""}${m.deletedAt !== null ? " deleted" : ""}`}
       data-message-id={m.id}
     >
       <div className="meta">
@@ -79,15 +80,16 @@ export function MessageCard({
             ⚑ flagged
           </span>
         )}
+        <DeletedBadge deletedAt={m.deletedAt} />
         <time className="muted">{formatTime(m.timestamp)}</time>
         <span className="id">{m.id}</span>
         <span className="spacer" />
-        {info.data?.semanticSearch && m.embeddingDims !== null && (
+        {info.data?.semanticSearch && m.embeddingDims !== null && m.deletedAt === null && (
           <Link className="button small" to={`/search?message=${encodeURIComponent(m.id)}`}>
             Similar
           </Link>
         )}
-        {info.data?.allowWrites && <FlagButton message={m} />}
+        {info.data?.allowWrites && m.deletedAt === null && <FlagButton message={m} />}
       </div>
       {m.role === "tool" ? (
         <div className="tool-result">

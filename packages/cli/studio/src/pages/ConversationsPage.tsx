@@ -4,9 +4,11 @@ import { type FormEvent, useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { ConversationList, ConversationOrder } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
+import { ConversationTitle } from "../components/ConversationTitle.js";
 import { ErrorNote, Loading, LoadMore } from "../components/Status.js";
+import { TextSearchResults } from "../components/TextSearchResults.js";
 import { formatTime } from "../format.js";
-import { useAgents } from "../queries.js";
+import { useAgents, useInfo } from "../queries.js";
 
 const ORDER_LABEL: Record<ConversationOrder, string> = {
   id: "every conversation, by id",
@@ -14,13 +16,19 @@ const ORDER_LABEL: Record<ConversationOrder, string> = {
   "recent-turn": "most recent turn first (from the agent's traces)",
 };
 
-/** Conversations: all (by id), one user's (recent activity first) or one agent's (recent turn first). */
+/**
+ * Conversations: all (by id), one user's (recent activity first) or one agent's (recent turn
+ * first); with a search text, those (of all users or one) whose title or messages contain it.
+ */
 export function ConversationsPage() {
   const [params, setParams] = useSearchParams();
   const user = params.get("user") ?? "";
   const agent = params.get("agent") ?? "";
+  const q = params.get("q") ?? "";
   const agents = useAgents();
+  const info = useInfo();
   const list = useInfiniteQuery({
+    enabled: q === "",
     queryKey: ["conversations", { user, agent }],
     queryFn: ({ pageParam }) =>
       getJson<ConversationList>("/api/conversations", { user, agent, cursor: pageParam }),
@@ -41,14 +49,18 @@ export function ConversationsPage() {
     const form = new FormData(event.currentTarget);
     const by = String(form.get("by"));
     const value = String(form.get(by) ?? "").trim();
-    setParams(by === "all" || value === "" ? {} : { [by]: value });
+    const text = String(form.get("q") ?? "").trim();
+    // Text search covers every conversation or one user's: an agent filter does not apply.
+    const filter =
+      by === "all" || value === "" || (text !== "" && by === "agent") ? {} : { [by]: value };
+    setParams(text === "" ? filter : { ...filter, q: text });
   }
 
   const by = user ? "user" : agent ? "agent" : "all";
   return (
     <section>
       <h1>Conversations</h1>
-      <form className="filters" onSubmit={apply} key={`${user}|${agent}`}>
+      <form className="filters" onSubmit={apply} key={`${user}|${agent}|${q}`}>
         <label>
           <input type="radio" name="by" value="all" defaultChecked={by === "all"} /> All
         </label>
@@ -71,17 +83,29 @@ export function ConversationsPage() {
             <option key={a} value={a} />
           ))}
         </datalist>
+        {info.data?.features.textSearch && (
+          <input
+            name="q"
+            type="search"
+            defaultValue={q}
+            placeholder="text in titles and messages"
+            aria-label="search text"
+          />
+        )}
         <button type="submit">Show</button>
       </form>
-      {list.data && (
+      {q !== "" ? <TextSearchResults q={q} user={user} /> : null}
+      {q === "" && list.data && (
         <p className="muted">
           {rows.length} shown · {ORDER_LABEL[list.data.pages[0]!.order]}
         </p>
       )}
       {list.error ? <ErrorNote error={list.error} /> : null}
-      {list.isPending ? <Loading what="conversations" /> : null}
-      {list.data && rows.length === 0 ? <p className="empty">No conversations.</p> : null}
-      {rows.length > 0 && (
+      {q === "" && list.isPending ? <Loading what="conversations" /> : null}
+      {q === "" && list.data && rows.length === 0 ? (
+        <p className="empty">No conversations.</p>
+      ) : null}
+      {q === "" && rows.length > 0 && (
         <table className="grid">
           <thead>
             <tr>
@@ -97,8 +121,7 @@ export function ConversationsPage() {
             {rows.map((c) => (
               <tr key={c.id}>
                 <td>
-                  <Link to={`/conversations/${encodeURIComponent(c.id)}`}>{c.title ?? c.id}</Link>
-                  <div className="id">{c.id}</div>
+                  <ConversationTitle c={c} />
                 </td>
                 <td>
                   <Link to={`/conversations?user=${encodeURIComponent(c.userId)}`}>{c.userId}</Link>
@@ -126,7 +149,7 @@ export function ConversationsPage() {
           </tbody>
         </table>
       )}
-      {list.data && (
+      {q === "" && list.data && (
         <LoadMore
           hasMore={list.hasNextPage}
           loading={list.isFetchingNextPage}
