@@ -22,6 +22,7 @@ import { searchSuite } from "./suites/search.js";
 import { sessionSuite } from "./suites/session.js";
 import { softDeleteSuite } from "./suites/soft-delete.js";
 import { tenantsSuite } from "./suites/tenants.js";
+import { traceBatchSuite } from "./suites/trace-batch.js";
 import { tracesSuite } from "./suites/traces.js";
 import { validationSuite } from "./suites/validation.js";
 
@@ -37,6 +38,7 @@ const SUITES = {
   pagination: paginationSuite,
   cascade: cascadeSuite,
   traces: tracesSuite,
+  "trace-batch": traceBatchSuite,
   integrity: integritySuite,
   validation: validationSuite,
   "bad-input": badInputCorpusSuite,

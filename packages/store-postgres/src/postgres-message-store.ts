@@ -50,6 +50,7 @@ import type { Statement } from "./sql/params.js";
 import { createQueries, type Queries } from "./sql/queries.js";
 import { StoreIo } from "./store-io.js";
 import type { PostgresStoreOptions } from "./store-options.js";
+import { putTurnTracesStatement, storedTraces } from "./trace-batch.js";
 
 export type { PostgresStoreOptions } from "./store-options.js";
 
@@ -290,6 +291,12 @@ export class PostgresMessageStore extends MessageStore {
         ? `message ${JSON.stringify(trace.messageId)} does not exist`
         : `message ${JSON.stringify(trace.messageId)} belongs to another conversation than ${JSON.stringify(trace.conversationId)}`;
     throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
+  }
+
+  /** One statement for the whole batch (`ms_put_turn_traces`), all or nothing. */
+  protected override async _storeTurnTraces(traces: TurnTrace[]): Promise<TurnTrace[]> {
+    const [row] = await this.#io.written(putTurnTracesStatement(this.schema, traces));
+    return storedTraces(traces, row?.result);
   }
 
   protected async _getTurnTraceByMessageId(
