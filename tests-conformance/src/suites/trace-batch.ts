@@ -99,12 +99,16 @@ export function traceBatchSuite(h: Harness): void {
     it("two traces for one message, in the batch or against a stored one, are an IntegrityError", async () => {
       const [m1, m2] = await assistantMessages(h.store, 2);
       await expectRejection(
-        () => h.store.storeTurnTraces([trace(m1!, { id: "twice-a" }), trace(m1!, { id: "twice-b" })]),
+        () =>
+          h.store.storeTurnTraces([trace(m1!, { id: "twice-a" }), trace(m1!, { id: "twice-b" })]),
         "INTEGRITY",
       );
       expect((await allTraces(h.store)).map((t) => t.id)).not.toContain("twice-b");
       const kept = await h.store.storeTurnTrace(trace(m2!, { id: "kept" }));
-      await expectRejection(() => h.store.storeTurnTraces([trace(m2!, { id: "intruder" })]), "INTEGRITY");
+      await expectRejection(
+        () => h.store.storeTurnTraces([trace(m2!, { id: "intruder" })]),
+        "INTEGRITY",
+      );
       expect(await h.store.getTurnTraceByMessageId(m2!.id)).toEqual(kept);
     });
 
