@@ -122,14 +122,9 @@ export class BatchWriter implements RecordSink {
     const batch = this.#traces;
     this.#traces = [];
     this.#traceIds.clear();
-    const conversations = [...new Set(batch.map((t) => String(t.record.conversationId)))];
-    await this.#dispatch(conversations, async () => {
-      await this.#attempt(describeOrigins(batch), () =>
-        this.target.storeTurnTraces(batch.map((t) => t.record)),
-      );
-      this.written.turnTraces += batch.length;
-      this.onBatch(this.written);
-    });
+    await this.#dispatchBatch(batch, "turnTraces", (records) =>
+      this.target.storeTurnTraces(records),
+    );
   }
 
   /** Dispatches the queued messages and waits for every write in flight. */
@@ -143,16 +138,23 @@ export class BatchWriter implements RecordSink {
   async #dispatchMessages(): Promise<void> {
     while (this.#messages.length > 0) {
       const batch = this.#messages.splice(0, this.batchSize);
-      const conversations = [...new Set(batch.map((m) => String(m.record.conversationId)))];
-      await this.#dispatch(conversations, async () => {
-        await this.#attempt(describeOrigins(batch), () =>
-          this.target.storeMessages(batch.map((m) => m.record)),
-        );
-        this.written.messages += batch.length;
-        this.onBatch(this.written);
-      });
+      await this.#dispatchBatch(batch, "messages", (records) => this.target.storeMessages(records));
     }
     this.#messageIds.clear();
+  }
+
+  /** Dispatches one batch of records (after the writes of their conversations) and counts it. */
+  async #dispatchBatch<T extends { conversationId: string }>(
+    batch: Pending<T>[],
+    counter: "messages" | "turnTraces",
+    store: (records: T[]) => Promise<unknown>,
+  ): Promise<void> {
+    const conversations = [...new Set(batch.map((p) => String(p.record.conversationId)))];
+    await this.#dispatch(conversations, async () => {
+      await this.#attempt(describeOrigins(batch), () => store(batch.map((p) => p.record)));
+      this.written[counter] += batch.length;
+      this.onBatch(this.written);
+    });
   }
 
   /**
