@@ -23,6 +23,7 @@ import { sessionSuite } from "./suites/session.js";
 import { softDeleteSuite } from "./suites/soft-delete.js";
 import { tenantsSuite } from "./suites/tenants.js";
 import { textSearchSuite } from "./suites/text-search.js";
+import { traceBatchSuite } from "./suites/trace-batch.js";
 import { tracesSuite } from "./suites/traces.js";
 import { validationSuite } from "./suites/validation.js";
 
@@ -38,6 +39,7 @@ const SUITES = {
   pagination: paginationSuite,
   cascade: cascadeSuite,
   traces: tracesSuite,
+  "trace-batch": traceBatchSuite,
   integrity: integritySuite,
   validation: validationSuite,
   "bad-input": badInputCorpusSuite,

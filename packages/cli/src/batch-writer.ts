@@ -6,13 +6,11 @@ import type {
 } from "@message-store/core";
 import type { ExportCounts } from "./ndjson.js";
 
-/** Traces are upserted one call each; this many run at once. */
-const TRACE_CONCURRENCY = 16;
-
 /**
- * Conversation and message writes in flight at once. The source is read while earlier batches
- * are being written, and a server with several cores stores batches side by side; a batch waits
- * only for the writes it depends on (its conversations, earlier batches of them).
+ * Writes (conversations, message batches, trace batches) in flight at once. The source is read
+ * while earlier batches are being written, and a server with several cores stores batches side
+ * by side; a batch waits only for the writes it depends on (its conversations, earlier batches
+ * of them).
  */
 const WRITE_CONCURRENCY = 4;
 
@@ -40,38 +38,24 @@ function describeOrigins(items: Pending<unknown>[]): string {
   return `${items[0]!.origin} … ${items[items.length - 1]!.origin}`;
 }
 
-/** `items` reordered round-robin by conversation (first of each, then second of each, …). */
-function acrossConversations(items: Pending<TurnTraceInput>[]): Pending<TurnTraceInput>[] {
-  const groups = new Map<string, Pending<TurnTraceInput>[]>();
-  for (const item of items) {
-    const key = String(item.record.conversationId);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  const out: Pending<TurnTraceInput>[] = [];
-  const lists = [...groups.values()];
-  for (let round = 0; out.length < items.length; round++)
-    for (const list of lists) if (round < list.length) out.push(list[round]!);
-  return out;
-}
-
 /**
  * Upserts records into a store in the order a transcript needs: a conversation first, then its
  * messages in batches of `batchSize` (`storeMessages`, array order preserved so same-timestamp
- * messages keep their order), then traces once their messages are stored. Every write is an
- * upsert, so replaying the same records is harmless.
+ * messages keep their order), then traces in batches of `batchSize` (`storeTurnTraces`) once
+ * their messages are stored. Every write is an upsert, so replaying the same records is
+ * harmless.
  *
- * Up to {@link WRITE_CONCURRENCY} conversation and message writes run at once, each after the
- * writes it depends on: a batch after its conversations and after the previous batch holding
- * any of them (so a conversation's messages are stored in order). The first failure is thrown
- * by the next call (or `flush`), and nothing is dispatched after it.
+ * Up to {@link WRITE_CONCURRENCY} writes run at once, each after the writes it depends on: a
+ * batch after its conversations and after the previous batch holding any of them (so a
+ * conversation's messages are stored in order, and its traces after its messages). The first
+ * failure is thrown by the next call (or `flush`), and nothing is dispatched after it.
  */
 export class BatchWriter implements RecordSink {
   readonly written: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
   #messages: Pending<MessageInput>[] = [];
   #messageIds = new Set<string>();
   #traces: Pending<TurnTraceInput>[] = [];
+  #traceIds = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
   /** The latest write each conversation's next batch must wait for (its own, or a batch's). */
   readonly #after = new Map<string, Promise<void>>();
@@ -80,7 +64,7 @@ export class BatchWriter implements RecordSink {
   constructor(
     private readonly target: MessageStore,
     private readonly batchSize: number,
-    /** Called after each batch of messages is stored. */
+    /** Called after each batch of messages or traces is stored. */
     private readonly onBatch: (written: ExportCounts) => void = () => {},
   ) {}
 
@@ -104,42 +88,43 @@ export class BatchWriter implements RecordSink {
   ): Promise<void> {
     for (const [i, record] of records.entries()) {
       // The same id twice in one batch is rejected by the store; keep such a pair in two batches.
-      if (typeof record.id === "string" && this.#messageIds.has(record.id)) await this.flush();
+      if (typeof record.id === "string" && this.#messageIds.has(record.id))
+        await this.#dispatchMessages();
       this.#messages.push({ record: record as MessageInput, origin: origin(i) });
       if (typeof record.id === "string") this.#messageIds.add(record.id);
-      if (this.#messages.length >= this.batchSize) await this.#flushMessages();
+      if (this.#messages.length >= this.batchSize) await this.#dispatchMessages();
     }
   }
 
-  /** Queues a trace; it is stored after the pending messages. */
+  /** Queues a trace; it is stored after the messages queued before it. */
   async trace(record: Record<string, unknown>, origin: string): Promise<void> {
+    // The same id twice in one batch is rejected by the store; keep such a pair in two batches.
+    if (typeof record.id === "string" && this.#traceIds.has(record.id))
+      await this.#dispatchTraces();
     this.#traces.push({ record: record as TurnTraceInput, origin });
-    if (this.#traces.length >= this.batchSize) await this.flush();
+    if (typeof record.id === "string") this.#traceIds.add(record.id);
+    if (this.#traces.length >= this.batchSize) await this.#dispatchTraces();
   }
 
-  /** Stores everything pending: messages first, then traces. */
+  /** Stores everything pending (messages, then traces) and waits for every write in flight. */
   async flush(): Promise<void> {
+    await this.#dispatchTraces();
     await this.#flushMessages();
-    // A trace write locks its conversation, so traces of one conversation run one after
-    // another: the queue takes them round-robin across conversations, and TRACE_CONCURRENCY
-    // workers pull from it without waiting for each other.
-    const queue = acrossConversations(this.#traces);
+  }
+
+  /**
+   * Dispatches the queued traces as one batch, after the queued messages (which they may
+   * belong to): each batch waits for the writes of its conversations.
+   */
+  async #dispatchTraces(): Promise<void> {
+    await this.#dispatchMessages();
+    if (this.#traces.length === 0) return;
+    const batch = this.#traces;
     this.#traces = [];
-    let next = 0;
-    let failed: WriteError | null = null;
-    const worker = async () => {
-      while (failed === null && next < queue.length) {
-        const t = queue[next++]!;
-        try {
-          await this.target.storeTurnTrace(t.record);
-          this.written.turnTraces++;
-        } catch (error) {
-          failed ??= this.#wrap(t.origin, error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: TRACE_CONCURRENCY }, worker));
-    if (failed !== null) throw failed;
+    this.#traceIds.clear();
+    await this.#dispatchBatch(batch, "turnTraces", (records) =>
+      this.target.storeTurnTraces(records),
+    );
   }
 
   /** Dispatches the queued messages and waits for every write in flight. */
@@ -153,16 +138,23 @@ export class BatchWriter implements RecordSink {
   async #dispatchMessages(): Promise<void> {
     while (this.#messages.length > 0) {
       const batch = this.#messages.splice(0, this.batchSize);
-      const conversations = [...new Set(batch.map((m) => String(m.record.conversationId)))];
-      await this.#dispatch(conversations, async () => {
-        await this.#attempt(describeOrigins(batch), () =>
-          this.target.storeMessages(batch.map((m) => m.record)),
-        );
-        this.written.messages += batch.length;
-        this.onBatch(this.written);
-      });
+      await this.#dispatchBatch(batch, "messages", (records) => this.target.storeMessages(records));
     }
     this.#messageIds.clear();
+  }
+
+  /** Dispatches one batch of records (after the writes of their conversations) and counts it. */
+  async #dispatchBatch<T extends { conversationId: string }>(
+    batch: Pending<T>[],
+    counter: "messages" | "turnTraces",
+    store: (records: T[]) => Promise<unknown>,
+  ): Promise<void> {
+    const conversations = [...new Set(batch.map((p) => String(p.record.conversationId)))];
+    await this.#dispatch(conversations, async () => {
+      await this.#attempt(describeOrigins(batch), () => store(batch.map((p) => p.record)));
+      this.written[counter] += batch.length;
+      this.onBatch(this.written);
+    });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { IntegrityError } from "@message-store/core";
 import { PostgresMessageStore } from "@message-store/postgres";
-import { messageInput } from "@message-store/test-servers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { messageInput, traceInput } from "@message-store/test-servers";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { BatchWriter, WriteError } from "../src/batch-writer.js";
 import { freshPostgres } from "./support/cli.js";
 
@@ -41,6 +41,34 @@ describe("BatchWriter", () => {
     }
   });
 
+  it("stores traces in batches after their messages, even those still queued", async () => {
+    const calls: number[] = [];
+    const original = store.storeTurnTraces.bind(store);
+    store.storeTurnTraces = (traces) => {
+      calls.push(traces.length);
+      return original(traces);
+    };
+    onTestFinished(() => {
+      delete (store as Partial<PostgresMessageStore>).storeTurnTraces;
+    });
+    const writer = new BatchWriter(store, 4);
+    const traced: string[] = [];
+    for (const c of ["t-a", "t-b"]) {
+      await writer.conversation(conversation(c), c);
+      for (let k = 0; k < 7; k++) {
+        const id = `${c}-${k}`;
+        await writer.messages([{ ...messageInput(id, c, 5_000 + k), role: "assistant" }], () => id);
+        // Each trace right after its message: the message may still wait in the queue.
+        await writer.trace(traceInput(`${id}-t`, id, c, 6_000 + k), `trace ${id}`);
+        traced.push(id);
+      }
+    }
+    await writer.flush();
+    expect(writer.written).toEqual({ conversations: 2, messages: 14, turnTraces: 14 });
+    expect(calls).toEqual([4, 4, 4, 2]);
+    for (const id of traced) expect((await store.getTurnTraceByMessageId(id))?.id).toBe(`${id}-t`);
+  });
+
   it("reports the first failed write and writes nothing after it", async () => {
     const writer = new BatchWriter(store, 2);
     await writer.conversation(conversation("ok"), "ok");
@@ -63,9 +91,13 @@ describe("BatchWriter", () => {
     expect((error as WriteError).message).toMatch(/could not store line 1 … line 2/);
     expect((error as WriteError).cause).toBeInstanceOf(IntegrityError);
     const stored = await store.getMessagesByConversationId("ok", { limit: 100 });
-    // The batches dispatched before the failure was seen may be stored; none after it.
-    expect(stored.items.map((m) => m.id).slice(0, 2)).toEqual(["ok-1", "ok-2"]);
-    expect(stored.items.length).toBeLessThan(2 + 20);
+    // The batches started before the failure may be stored (batches run concurrently, so the
+    // failing one may also finish first); none after it, and a conversation's batches stay in
+    // order: what is stored is a prefix of what was sent.
+    const sent = ["ok-1", "ok-2", ...Array.from({ length: 20 }, (_, k) => `late-${k}`)];
+    const ids = stored.items.map((m) => m.id);
+    expect(ids).toEqual(sent.slice(0, ids.length));
+    expect(ids.length).toBeLessThan(sent.length);
     await expect(writer.flush()).rejects.toBe(error);
   });
 });

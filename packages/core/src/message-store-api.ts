@@ -256,6 +256,19 @@ export interface MessageStoreApi {
    */
   storeTurnTrace(trace: TurnTraceInput): Promise<TurnTrace>;
 
+  /**
+   * Upserts several traces as consecutive {@link storeTurnTrace} calls in array order would (the
+   * same rules and errors), for imports and migrations: one call instead of one per trace.
+   * Resolves to the stored traces in input order; `[]` gives `[]`. The whole array is validated
+   * first (`ValidationError`, nothing stored; the same id twice is one too). On an
+   * `IntegrityError` the call rejects with the error of the first trace that breaks a rule and
+   * nothing after it is stored; whether the traces before it stay stored depends on the adapter:
+   * PostgreSQL stores all or nothing, an adapter without a batch write of its own stores them one
+   * by one and keeps those before the failure (every write is an upsert, so retrying the call is
+   * safe). Through a `forUser`/`forTenant` view the traces are stored one by one.
+   */
+  storeTurnTraces(traces: TurnTraceInput[]): Promise<TurnTrace[]>;
+
   /** Resolves to the trace of that message, or `null` (soft-deleted: only with `includeDeleted`). */
   getTurnTraceByMessageId(messageId: string, options?: ReadOptions): Promise<TurnTrace | null>;
 

@@ -228,6 +228,19 @@ export abstract class MessageStoreHooks {
    */
   protected abstract _storeTurnTrace(trace: TurnTrace): Promise<TurnTrace>;
 
+  /**
+   * Upserts traces (ids unique) as consecutive {@link _storeTurnTrace} calls would, resolving in
+   * input order. The default does exactly that, stopping at the first error (the traces before
+   * it stay stored), so an adapter without an override keeps working. Override it with one
+   * set-based write where the backend allows: all or nothing, the same rules and errors, the
+   * error of the first trace (in array order) that breaks a rule.
+   */
+  protected async _storeTurnTraces(traces: TurnTrace[]): Promise<TurnTrace[]> {
+    const stored: TurnTrace[] = [];
+    for (const trace of traces) stored.push(await this._storeTurnTrace(trace));
+    return stored;
+  }
+
   /** The trace of that message, or `null` (soft-deleted only with `options.includeDeleted`). */
   protected abstract _getTurnTraceByMessageId(
     messageId: string,

@@ -5,6 +5,7 @@ import {
   fastMessage,
   fastNoOptions,
   fastTrace,
+  fastTraceBatch,
   MAX_BATCH,
   MAX_CONTEXT,
 } from "./canonical/input-fast-paths.js";
@@ -91,6 +92,7 @@ import {
 import { parseId, parseInput, rejectDuplicateIds } from "./validation.js";
 
 const MessageBatchSchema = z.array(MessageSchema).max(MAX_BATCH);
+const TurnTraceBatchSchema = z.array(TurnTraceSchema).max(MAX_BATCH);
 const EmbeddingUpdatesSchema = z.array(EmbeddingUpdateSchema).max(MAX_BATCH);
 const LIVE_ONLY: ReadRequest = Object.freeze({ includeDeleted: false });
 const WITH_DELETED: ReadRequest = Object.freeze({ includeDeleted: true });
@@ -356,6 +358,14 @@ export abstract class MessageStore
     const record = this.#parse(TurnTraceSchema, trace, "turn trace", fastTrace);
     requireRecordCapabilities(this.capabilities, [record], this.adapterName);
     return this.#run(() => this._storeTurnTrace(record));
+  }
+
+  async storeTurnTraces(traces: TurnTraceInput[]): Promise<TurnTrace[]> {
+    const records = this.#parse(TurnTraceBatchSchema, traces, "turn traces", fastTraceBatch);
+    rejectDuplicateIds(records, "turn traces", this.adapterName);
+    requireRecordCapabilities(this.capabilities, records, this.adapterName);
+    if (records.length === 0) return [];
+    return this.#run(() => this._storeTurnTraces(records));
   }
 
   async getTurnTraceByMessageId(

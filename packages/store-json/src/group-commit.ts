@@ -93,6 +93,9 @@ export class GroupCommit {
   }
 
   #takeGroup(): PendingWrite[] {
+    // A lone write shares its commit with nothing: its keys (two strings per message of a
+    // batch) need not be built.
+    if (this.#queue.length === 1) return [this.#queue.shift()!];
     const group: PendingWrite[] = [];
     const seen = new Set<string>();
     while (this.#queue.length > 0) {

@@ -69,6 +69,9 @@ export async function readJournal(path: string): Promise<JournalContents | null>
   return { lines, committedBytes: offset, totalBytes: buffer.length };
 }
 
+/** Largest append buffer kept for reuse; a longer line gets a buffer of its own. */
+const KEPT_BUFFER_BYTES = 8 * 1024 * 1024;
+
 /**
  * The append-only journal: one JSON line per committed operation, written and fdatasync'ed
  * before the operation becomes visible. A failed append is cut off again, so the file never
@@ -80,6 +83,8 @@ export class Journal {
   #size: number;
   #broken = false;
   #closed = false;
+  /** Reused by every append (see `#encode`). */
+  #buffer: Buffer | null = null;
 
   private constructor(path: string, handle: FileHandle, size: number) {
     this.path = path;
@@ -127,9 +132,13 @@ export class Journal {
     return this.#broken;
   }
 
-  /** Appends one line and waits until it is on disk. Rejects with `StorageError`. */
-  async append(line: string): Promise<void> {
-    const bytes = Buffer.from(`${line}\n`, "utf8");
+  /**
+   * Appends one line, given whole or as the texts that make it up (see `encodeGroup`), and waits
+   * until it is on disk. Rejects with `StorageError`. Appends must not overlap (the store's mutex
+   * serialises them): they share one buffer.
+   */
+  async append(line: string | readonly string[]): Promise<void> {
+    const bytes = this.#encode(typeof line === "string" ? [line] : line);
     try {
       await writeFully(this.#handle, bytes);
       await this.#handle.datasync();
@@ -140,6 +149,25 @@ export class Journal {
       });
       throw storageError("append to the journal", this.path, error);
     }
+  }
+
+  /**
+   * The line's UTF-8 bytes and its newline, encoded part by part into a buffer that is kept for
+   * the next append (up to {@link KEPT_BUFFER_BYTES}): no joined string, no fresh allocation per
+   * write.
+   */
+  #encode(parts: readonly string[]): Buffer {
+    let size = 1;
+    for (const part of parts) size += Buffer.byteLength(part, "utf8");
+    let buffer = this.#buffer;
+    if (buffer === null || buffer.length < size) {
+      buffer = Buffer.allocUnsafeSlow(size);
+      if (size <= KEPT_BUFFER_BYTES) this.#buffer = buffer;
+    }
+    let at = 0;
+    for (const part of parts) at += buffer.write(part, at, "utf8");
+    buffer[at] = 0x0a;
+    return buffer.subarray(0, size);
   }
 
   /** Empties the journal (after compaction folded it into the main file). */

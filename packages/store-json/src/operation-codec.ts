@@ -27,47 +27,59 @@ import type { OwnerFilter } from "./soft-delete.js";
 const MAX_STRING_LENGTH = 2 ** 29 - 24;
 
 /**
- * `items.map(text).join(",")`, giving up with the engine's `RangeError` as soon as the texts
- * add up past the longest string, rather than after holding all of them (a 600 MiB batch).
+ * A journal line as the texts that make it up, in order. They are written into the journal's
+ * buffer one by one (`Journal.append`), never joined into one string: joining, slicing and
+ * re-encoding a 500-message line cost ~0.8 ms of CPU per batch (BENCHMARKS.md, "#17"). Gives up
+ * with the engine's `RangeError` as soon as the texts add up past the longest string, since
+ * replay reads each line back as one string (and rather than after holding all of a 600 MiB
+ * batch).
  */
-function joinBounded<T>(items: readonly T[], text: (item: T) => string): string {
-  let length = 0;
-  return items
-    .map((item) => {
-      const part = text(item);
-      length += part.length + 1;
-      if (length > MAX_STRING_LENGTH) throw new RangeError("Invalid string length");
-      return part;
-    })
-    .join(",");
-}
+class LineParts {
+  readonly parts: string[] = [];
+  #length = 0;
 
-/** An operation as JSON text, without `gen`. */
-function encodeBody(op: Operation): string {
-  if (op.op === "putMessages") {
-    const messages = joinBounded(op.messages, (m) => stringifyMessage(m));
-    const ensure = op.ensureConversation
-      ? `,"ensureConversation":${JSON.stringify(op.ensureConversation)}`
-      : "";
-    return `{"op":"putMessages","messages":[${messages}]${ensure}}`;
+  push(text: string): void {
+    this.#length += text.length;
+    if (this.#length > MAX_STRING_LENGTH) throw new RangeError("Invalid string length");
+    this.parts.push(text);
   }
-  return JSON.stringify(op);
 }
 
-/** The journal line of an operation (without the newline). */
-export function encodeOperation(op: Operation, gen: number): string {
-  return `{"gen":${gen},${encodeBody(op).slice(1)}`;
+/** An operation as JSON text opening with `head` (`{` or `{"gen":N,`), appended to `line`. */
+function pushOperation(line: LineParts, op: Operation, head: string): void {
+  if (op.op !== "putMessages") {
+    line.push(`${head}${JSON.stringify(op).slice(1)}`);
+    return;
+  }
+  line.push(`${head}"op":"putMessages","messages":[`);
+  for (let i = 0; i < op.messages.length; i++) {
+    if (i > 0) line.push(",");
+    line.push(stringifyMessage(op.messages[i]!));
+  }
+  line.push(
+    op.ensureConversation
+      ? `],"ensureConversation":${JSON.stringify(op.ensureConversation)}}`
+      : "]}",
+  );
 }
 
 /**
- * The journal line of operations committed together (see `group-commit.ts`): one line, so that
- * a crash keeps all of them or none. A single operation is written as an ordinary line. A line
- * longer than JavaScript's longest string is a `ValidationError` (before anything is written).
+ * The journal line of operations committed together (see `group-commit.ts`), as its parts
+ * (without the newline): one line, so that a crash keeps all of them or none. A single operation
+ * is written as an ordinary line. A line longer than JavaScript's longest string is a
+ * `ValidationError` (before anything is written).
  */
-export function encodeGroup(ops: readonly Operation[], gen: number): string {
+export function encodeGroup(ops: readonly Operation[], gen: number): readonly string[] {
+  const line = new LineParts();
   try {
-    if (ops.length === 1) return encodeOperation(ops[0]!, gen);
-    return `{"gen":${gen},"op":"group","ops":[${ops.map(encodeBody).join(",")}]}`;
+    if (ops.length === 1) {
+      pushOperation(line, ops[0]!, `{"gen":${gen},`);
+    } else {
+      line.push(`{"gen":${gen},"op":"group","ops":[`);
+      for (let i = 0; i < ops.length; i++) pushOperation(line, ops[i]!, i > 0 ? ",{" : "{");
+      line.push("]}");
+    }
+    return line.parts;
   } catch (error) {
     if (!(error instanceof RangeError && /string length/i.test(error.message))) throw error;
     throw new ValidationError(

@@ -170,6 +170,51 @@ describe("journal", () => {
     await store.close();
   });
 
+  it("writes each line whole in UTF-8, long and multi-byte lines followed by shorter ones included", async () => {
+    const path = join(tempDir(), "db.json");
+    const store = await JsonMessageStore.open({ path });
+    await store.storeConversation({ id: "c1", userId: "u1" });
+    await store.storeConversation({ id: "c2", userId: "u1" });
+    const long = Array.from({ length: 300 }, (_, i) =>
+      message(`long-${i}`, "c1", i, { originalContent: `é – 日本 😀 ${"x".repeat(i)}` }),
+    );
+    const stored = await store.storeMessages(long);
+    await store.storeMessage(message("short", "c1", 1000, { originalContent: "ü" }));
+    // The first write goes alone; two on different conversations that arrive during its
+    // fdatasync share the next line, a group.
+    const [, a, b] = await Promise.all([
+      store.storeMessages([message("g0", "c1", 2000)]),
+      store.storeMessages([message("g1", "c1", 2001, { originalContent: "ß".repeat(5000) })]),
+      store.storeMessages([message("g2", "c2", 2000)]),
+    ]);
+    const text = readFileSync(`${path}.journal`, "utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const gen = lines[0].gen;
+    expect(lines[2]).toEqual({ gen, op: "putMessages", messages: stored });
+    expect(lines[3]).toEqual({ gen, op: "putMessages", messages: [lines[3].messages[0]] });
+    expect(lines[3].messages[0].originalContent).toBe("ü");
+    expect(lines[4].messages.map((m: { id: string }) => m.id)).toEqual(["g0"]);
+    expect(lines[5]).toEqual({
+      gen,
+      op: "group",
+      ops: [
+        { op: "putMessages", messages: a },
+        { op: "putMessages", messages: b },
+      ],
+    });
+    expect(lines).toHaveLength(6);
+    await store.close();
+    const reopened = await JsonMessageStore.open({ path });
+    expect((await reopened.getMessage("long-299"))?.originalContent).toBe(
+      long[299]!.originalContent,
+    );
+    await reopened.close();
+  });
+
   it("is replayed on open after a crash", async () => {
     const path = join(tempDir(), "db.json");
     const store = await JsonMessageStore.open({ path });

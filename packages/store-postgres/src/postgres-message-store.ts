@@ -54,6 +54,7 @@ import { textSearchStatement } from "./sql/text-search-queries.js";
 import { StoreIo } from "./store-io.js";
 import type { PostgresStoreOptions } from "./store-options.js";
 import { toTextSearchHits } from "./text-search-hits.js";
+import { putTurnTracesStatement, storedTraces } from "./trace-batch.js";
 
 export type { PostgresStoreOptions } from "./store-options.js";
 
@@ -295,6 +296,12 @@ export class PostgresMessageStore extends MessageStore {
         ? `message ${JSON.stringify(trace.messageId)} does not exist`
         : `message ${JSON.stringify(trace.messageId)} belongs to another conversation than ${JSON.stringify(trace.conversationId)}`;
     throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
+  }
+
+  /** One statement for the whole batch (`ms_put_turn_traces`), all or nothing. */
+  protected override async _storeTurnTraces(traces: TurnTrace[]): Promise<TurnTrace[]> {
+    const [row] = await this.#io.written(putTurnTracesStatement(this.schema, traces));
+    return storedTraces(traces, row?.result);
   }
 
   protected async _getTurnTraceByMessageId(

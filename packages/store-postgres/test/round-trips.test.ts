@@ -72,6 +72,15 @@ describe("one round trip per contract call", () => {
     ["getImmediateContext", () => store.getImmediateContext("c1", 20)],
     ["storeTurnTrace", () => store.storeTurnTrace(trace("t1", "b3", "c1"))],
     ["storeTurnTrace (integrity failure)", () => store.storeTurnTrace(trace("t2", "b3", "c1"))],
+    [
+      "storeTurnTraces (500)",
+      () =>
+        store.storeTurnTraces(batch.slice(100, 600).map((m) => trace(`tb-${m.id}`, m.id, "c1"))),
+    ],
+    [
+      "storeTurnTraces (integrity failure)",
+      () => store.storeTurnTraces([trace("t3", "b4", "c1"), trace("t4", "missing", "c1")]),
+    ],
     ["getTurnTraceByMessageId", () => store.getTurnTraceByMessageId("b3")],
     ["getTurnTracesByAgentId", () => store.getTurnTracesByAgentId("agent-1", { since: 0 })],
     ["queryTurnTraces", () => store.queryTurnTraces({ toolName: "x", model: "y", limit: 3 })],

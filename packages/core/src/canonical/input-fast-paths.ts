@@ -1,10 +1,11 @@
 import type { Message } from "../models/message.js";
+import type { TurnTrace } from "../models/turn-trace.js";
 import { canonicalMessage } from "./canonical-message.js";
 import { canonicalList } from "./canonical-object.js";
 import { canonicalTurnTrace } from "./canonical-turn-trace.js";
 import { isPlainObject } from "./json-checks.js";
 
-/** Most messages one `storeMessages` call takes. */
+/** Most messages one `storeMessages` call takes (and traces one `storeTurnTraces` call). */
 export const MAX_BATCH = 100_000;
 /** Largest `n` of `getImmediateContext`. */
 export const MAX_CONTEXT = 1_000_000;
@@ -15,6 +16,11 @@ export const MAX_CONTEXT = 1_000_000;
 export const fastMessage = (v: unknown): Message | undefined => canonicalMessage(v, true);
 
 export const fastTrace = (v: unknown) => canonicalTurnTrace(v, true);
+
+export const fastTraceBatch = (v: unknown): TurnTrace[] | undefined =>
+  Array.isArray(v) && v.length <= MAX_BATCH
+    ? (canonicalList(v, fastTrace, true) as TurnTrace[] | undefined)
+    : undefined;
 
 export const fastBatch = (v: unknown): Message[] | undefined =>
   Array.isArray(v) && v.length <= MAX_BATCH

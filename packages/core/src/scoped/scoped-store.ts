@@ -53,7 +53,7 @@ import {
   TextSearchQuerySchema,
 } from "../models/text-search.js";
 import { type TurnTrace, type TurnTraceInput, TurnTraceSchema } from "../models/turn-trace.js";
-import { parseId, parseInput } from "../validation.js";
+import { parseId, parseInput, rejectDuplicateIds } from "../validation.js";
 import { inScope, narrowScope, ownerValue, scopedFilter } from "./scope.js";
 import { ViewGuard } from "./view-guard.js";
 
@@ -265,6 +265,15 @@ export class ScopedStore implements MessageStoreApi {
       messageIds: [owned.messageId],
       trace: owned,
     });
+  }
+
+  /** One by one through {@link storeTurnTrace}, so each refusal is answered as the view's own. */
+  async storeTurnTraces(traces: TurnTraceInput[]): Promise<TurnTrace[]> {
+    const records = this.#parse(TurnTraceSchema.array(), traces, "turn traces");
+    rejectDuplicateIds(records, "turn traces", this.#adapter);
+    const stored: TurnTrace[] = [];
+    for (const trace of records) stored.push(await this.storeTurnTrace(trace));
+    return stored;
   }
 
   async getTurnTraceByMessageId(

@@ -12,6 +12,7 @@ import { CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { quoteLiteral } from "./quote.js";
 import { raiseRule, SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./sqlstates.js";
+import { putTurnTraces } from "./trace-batch-function.js";
 
 /**
  * The SQL functions behind the writes that need more than one statement's worth of logic but
@@ -256,6 +257,7 @@ export const FUNCTION_NAMES = [
   "ms_put_messages",
   "ms_put_message",
   "ms_put_turn_trace",
+  "ms_put_turn_traces",
   ...LIFECYCLE_FUNCTION_NAMES,
 ] as const;
 
@@ -280,7 +282,14 @@ $drop$;`;
 
 /** Every function's `CREATE OR REPLACE` for a schema (a quoted identifier), as one script. */
 export function functionsSql(schema: string): string {
-  return [dropFunctions, putMessages, putMessage, putTurnTrace, ...lifecycleFunctions]
+  return [
+    dropFunctions,
+    putMessages,
+    putMessage,
+    putTurnTrace,
+    putTurnTraces,
+    ...lifecycleFunctions,
+  ]
     .map((f) => f(schema))
     .join("\n\n");
 }
