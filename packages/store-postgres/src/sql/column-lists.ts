@@ -33,15 +33,22 @@ export function columnList(fields: readonly StoredField[], qualifier = "", inden
 
 /**
  * `"id", "conversation_id" AS "conversationId", …`: a SELECT or RETURNING list that names each
- * column after its model field, so rows arrive in the model's shape and need no copying.
+ * column after its model field, so rows arrive in the model's shape and need no copying;
+ * `overrides` gives another expression for some columns (by column name).
  */
-export function selectList(fields: readonly StoredField[], indent = "  "): string {
+export function selectList(
+  fields: readonly StoredField[],
+  indent = "  ",
+  overrides: Readonly<Record<string, string>> = {},
+): string {
   return wrap(
-    fields.map((f) =>
-      f.column.name === f.key
+    fields.map((f) => {
+      const expression = overrides[f.column.name];
+      if (expression !== undefined) return `${expression} AS ${quoteIdent(f.key)}`;
+      return f.column.name === f.key
         ? quoteIdent(f.key)
-        : `${quoteIdent(f.column.name)} AS ${quoteIdent(f.key)}`,
-    ),
+        : `${quoteIdent(f.column.name)} AS ${quoteIdent(f.key)}`;
+    }),
     indent,
   );
 }
