@@ -22,12 +22,16 @@ const CASES = [
 describe("decodeFloat8Array", () => {
   it.each(CASES)("reads %s as its text form reads it", async (literal) => {
     await withClient(db.url(), async (c) => {
-      const { rows } = await c.query(`SELECT v AS text, array_send(v) AS bytes FROM (SELECT ${literal} AS v) x`);
+      const { rows } = await c.query(
+        `SELECT v AS text, array_send(v) AS bytes FROM (SELECT ${literal} AS v) x`,
+      );
       const decoded = decodeFloat8Array(rows[0].bytes);
       expect(Array.isArray(decoded)).toBe(true);
       const text = rows[0].text as (number | null)[];
-      expect((decoded as (number | null)[]).length).toBe(text.length);
-      (decoded as (number | null)[]).forEach((x, i) => expect(Object.is(x, text[i])).toBe(true));
+      const numbers = decoded as (number | null)[];
+      expect(numbers.length).toBe(text.length);
+      for (const [i, x] of numbers.entries())
+        expect(Object.is(x, text[i]), `element ${i}`).toBe(true);
     });
   });
 

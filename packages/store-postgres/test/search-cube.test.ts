@@ -136,7 +136,10 @@ describe("cube prefilter", () => {
         const query = { embedding, userId: "u5", limit: 10, includeDeleted: false } as SearchQuery;
         const statement = q.search(query, true);
         const { rows } = await generic.query({ name: "cube", ...statement });
-        expect(rows.map((r) => [r.id, r.score]), `probe ${i}`).toEqual(await rowsOf(query, false));
+        expect(
+          rows.map((r) => [r.id, r.score]),
+          `probe ${i}`,
+        ).toEqual(await rowsOf(query, false));
       }
     } finally {
       await generic.end();
