@@ -8,6 +8,7 @@ import type {
 import { cosineSimilarity, type SequencedMessage } from "@message-store/core/adapter";
 import type pg from "pg";
 import type { StatementRunner } from "./connection/statement-runner.js";
+import { decodeFloat8Array } from "./float8-array.js";
 import {
   toConversation,
   toDeletedCounts,
@@ -97,9 +98,13 @@ export class StoreIo {
     return (await this.rows(s)).map((r) => toTurnTrace(r, this.#tables.traces));
   }
 
-  /** Search rows as hits; rows PostgreSQL did not score (`score` null) are scored here. */
+  /**
+   * Search rows as hits, the embedding sent binary (`array_send`); rows PostgreSQL did not score
+   * (`score` null) are scored here.
+   */
   async hits(s: Statement, embedding: readonly number[]): Promise<SearchHit[]> {
     return (await this.rows(s)).map(({ score, ...row }) => {
+      if (row.embedding instanceof Uint8Array) row.embedding = decodeFloat8Array(row.embedding);
       const message = toMessage(row, this.#tables.messages);
       const scored = score ?? cosineSimilarity(embedding, message.embedding ?? []);
       return { message, score: scored as number };

@@ -113,7 +113,7 @@ describe("cube prefilter", () => {
     },
   );
 
-  it("the store's search answers the same through it", async () => {
+  it("the store's search answers the same through it, embeddings bit for bit", async () => {
     const embedding = family(1536)[1]!;
     const hits = await store.searchMessages({ embedding, userId: "u5", limit: 5 });
     const exact = await rowsOf(
@@ -121,5 +121,28 @@ describe("cube prefilter", () => {
       false,
     );
     expect(hits.map((h) => h.message.id)).toEqual(exact.slice(0, 5).map(([id]) => id));
+    for (const hit of hits) {
+      const stored = await store.getMessage(hit.message.id);
+      expect(hit.message).toEqual(stored);
+    }
+  });
+
+  it("answers the same under a generic plan, as the store's named statements get", async () => {
+    const generic = new pg.Client({ connectionString: db.url() });
+    await generic.connect();
+    try {
+      await generic.query("SET plan_cache_mode = force_generic_plan");
+      for (const [i, embedding] of family(1536).entries()) {
+        const query = { embedding, userId: "u5", limit: 10, includeDeleted: false } as SearchQuery;
+        const statement = q.search(query, true);
+        const { rows } = await generic.query({ name: "cube", ...statement });
+        expect(
+          rows.map((r) => [r.id, r.score]),
+          `probe ${i}`,
+        ).toEqual(await rowsOf(query, false));
+      }
+    } finally {
+      await generic.end();
+    }
   });
 });

@@ -33,13 +33,20 @@ export function columnList(fields: readonly StoredField[], qualifier = "", inden
 
 /**
  * `"id", "conversation_id" AS "conversationId", …`: a SELECT or RETURNING list that names each
- * column after its model field, so rows arrive in the model's shape and need no copying. Empty
- * `jsonb` values arrive as NULL (`Codec.empty`); the row mapping restores them.
+ * column after its model field, so rows arrive in the model's shape and need no copying;
+ * `overrides` gives another expression for some columns (by column name). Empty `jsonb` values
+ * arrive as NULL (`Codec.empty`); the row mapping restores them.
  */
-export function selectList(fields: readonly StoredField[], indent = "  "): string {
+export function selectList(
+  fields: readonly StoredField[],
+  indent = "  ",
+  overrides: Readonly<Record<string, string>> = {},
+): string {
   return wrap(
     fields.map((f) => {
       const { name, empty } = f.column;
+      const expression = overrides[name];
+      if (expression !== undefined) return `${expression} AS ${quoteIdent(f.key)}`;
       if (empty !== undefined)
         return `NULLIF(${quoteIdent(name)}, '${empty}'::jsonb) AS ${quoteIdent(f.key)}`;
       return name === f.key ? quoteIdent(f.key) : `${quoteIdent(name)} AS ${quoteIdent(f.key)}`;

@@ -30,7 +30,12 @@ import { Params, type Statement } from "./params.js";
  */
 export const SAFE_MAGNITUDE = { min: "1e-75", max: "1e70" } as const;
 
-const MESSAGE_COLUMNS = selectList(MESSAGE);
+/**
+ * The hits' columns, the embedding in `array_send`'s binary form (decoded by `StoreIo.hits`):
+ * formatting 1,536 float8 as text and parsing them back took ~0.5 ms a hit, the bytes ~0.15 ms,
+ * and they are the same doubles bit for bit.
+ */
+const MESSAGE_COLUMNS = selectList(MESSAGE, "  ", { embedding: 'array_send("embedding")' });
 
 function isSafeVector(v: readonly number[]): boolean {
   const min = Number(SAFE_MAGNITUDE.min);
@@ -70,7 +75,7 @@ function cubeCandidates(
   [vector, norm, limit, dims]: readonly string[],
 ): string {
   const messages = `${s}.messages`;
-  return `query AS (SELECT ${s}.ms_cube_chunks(${vector}::float8[]) AS cubes),
+  return `query AS MATERIALIZED (SELECT ${s}.ms_cube_chunks(${vector}::float8[]) AS cubes),
 approx AS (
   SELECT m.id, a.score, (1e-14 * ${dims}::float8 + 1e-12)
            * ((m.embedding_norm + ${norm}::float8) / sqrt(m.embedding_norm * ${norm}::float8) + 2)
