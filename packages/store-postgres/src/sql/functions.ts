@@ -55,7 +55,9 @@ const MESSAGE_SET = {
  */
 function putMessages(s: string, partitioned: boolean): string {
   // The partitioned layout locks the batch's ids, and refuses one stored in another
-  // conversation before anything is written; the rules then only read the batch's own partitions.
+  // conversation before anything is written; the rules then only read the batch's own partitions,
+  // which the conversations' ids name for the planner (`within`, pruning the others).
+  const within = (column: string) => (partitioned ? ` AND ${column} = ANY (conv_ids)` : "");
   const ids = partitioned
     ? `
   ${lockMessageIds(s, "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
@@ -105,8 +107,8 @@ BEGIN
   SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
     FROM jsonb_to_recordset(p_batch)
          AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
-    JOIN ${s}.conversations c ON c.id = x."conversationId"
-    LEFT JOIN ${s}.messages m ON m.id = x.id${partitioned ? ' AND m.conversation_id = x."conversationId"' : ""}
+    JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
+    LEFT JOIN ${s}.messages m ON m.id = x.id${partitioned ? ` AND m.conversation_id = x."conversationId"${within("m.conversation_id")}` : ""}
    WHERE ${MESSAGE_RULE} IS NOT NULL
    LIMIT 1;
   IF FOUND THEN
@@ -120,7 +122,7 @@ BEGIN
              ${recordDefinition(MESSAGE, "             ")}))
            WITH ORDINALITY AS x(
              ${fieldNames(MESSAGE, "             ")}, ord)
-      JOIN ${s}.conversations c ON c.id = x."conversationId"
+      JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
      ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
     ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
       ${setList(MESSAGE, "      ", MESSAGE_SET)}
@@ -135,7 +137,7 @@ BEGIN
   END IF;
   UPDATE ${s}.conversations c SET last_message_at = u.ts
     FROM unnest(conv_ids, conv_ts) AS u(id, ts)
-   WHERE c.id = u.id AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+   WHERE c.id = u.id${within("c.id")} AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
   RETURN stored;
 END
 $fn$;`;
