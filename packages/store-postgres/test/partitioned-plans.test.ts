@@ -124,10 +124,10 @@ describe("hot calls touch one partition", () => {
     expect(nodes(generic).find((n) => n["Subplans Removed"])?.["Subplans Removed"]).toBe(
       PARTITIONS - 1,
     );
-    const custom = await client.query(
-      `EXPLAIN (COSTS OFF, FORMAT JSON) ${q.immediateContext}`,
-      ["big", 50],
-    );
+    const custom = await client.query(`EXPLAIN (COSTS OFF, FORMAT JSON) ${q.immediateContext}`, [
+      "big",
+      50,
+    ]);
     expect(scanned(custom.rows[0]["QUERY PLAN"][0].Plan, "messages")).toHaveLength(1);
     expect(await touched(q.immediateContext, ["big", 50])).toEqual({
       read: { messages: 1 },
@@ -170,7 +170,9 @@ describe("hot calls touch one partition", () => {
   });
 
   it("storeTurnTrace writes one partition and reads its message in one", async () => {
-    const values = traceParams(TurnTraceSchema.parse(trace("trace-new", "msg-30000", "conv-10001")));
+    const values = traceParams(
+      TurnTraceSchema.parse(trace("trace-new", "msg-30000", "conv-10001")),
+    );
     // The new trace id is looked up in every partition of turn_traces.
     expect(await touched(q.upsertTrace, values)).toEqual({
       read: { conversations: 1, messages: 1, turn_traces: PARTITIONS },
@@ -192,7 +194,11 @@ describe("calls keyed only by a message id probe every partition", () => {
   it.each([
     ["getMessage", () => [q.readMessage, ["msg-5", false]] as const, "messages"],
     ["flagMessage", () => [q.flagMessage, ["msg-5", true]] as const, "messages"],
-    ["getTurnTraceByMessageId", () => [q.readTraceByMessage, ["msg-5", false]] as const, "turn_traces"],
+    [
+      "getTurnTraceByMessageId",
+      () => [q.readTraceByMessage, ["msg-5", false]] as const,
+      "turn_traces",
+    ],
     ["deleteMessage", () => [q.deleteMessage, ["msg-5"]] as const, "messages"],
   ])("%s", async (_, statement, table) => {
     const [text, values] = statement();
