@@ -1,0 +1,231 @@
+import { loadavg } from "node:os";
+import { PostgresMessageStore } from "@message-store/postgres";
+import {
+  createTestDatabase,
+  dropTestDatabase,
+  postgresForTests,
+} from "@message-store/test-servers";
+import pg from "pg";
+import { loader } from "./adapters/postgres.js";
+import {
+  PER_CONVERSATION,
+  syntheticIds,
+  syntheticMessage,
+  syntheticTrace,
+  TRACE_EVERY,
+  traceMessageIndex,
+} from "./adapters/synthetic.js";
+import { fmt, type Stat, sampleInterleaved, summarize } from "./stats.js";
+
+/**
+ * `scale [--messages 1000000] [--partitions 16] [--iterations 2000] [--ingest 5000]`: issue #18's
+ * scale scenario. One database of the embedded PostgreSQL 18 (or MESSAGE_STORE_POSTGRES_URL)
+ * holds the synthetic dataset twice, in schema `plain` (the default layout) and in schema
+ * `parted` (the partitioned layout, `--partitions` hash partitions), loaded by the bench's
+ * server-side loader. Every call is then timed on both, interleaved call by call (each layout
+ * goes first every other time, so drift hits both alike), on random conversations and ids:
+ * the context window, a transcript page, ingest (turns one by one, batches of 100, traces), and
+ * the calls keyed only by a message id. Prints markdown tables (recorded under Findings).
+ */
+
+interface Options {
+  messages: number;
+  partitions: number;
+  iterations: number;
+  ingest: number;
+}
+
+function parse(argv: string[]): Options {
+  const o: Options = { messages: 1_000_000, partitions: 16, iterations: 2000, ingest: 5000 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [key, value] = [argv[i], Number(argv[i + 1])];
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${key} needs a positive integer`);
+    if (key === "--messages") o.messages = value;
+    else if (key === "--partitions") o.partitions = value;
+    else if (key === "--iterations") o.iterations = value;
+    else if (key === "--ingest") o.ingest = value;
+    else throw new Error(`unknown option ${key}`);
+  }
+  return o;
+}
+
+/** Deterministic pseudo-random integers in [0, n) (xorshift32). */
+function picker(seed: number): (n: number) => number {
+  let x = seed | 1;
+  return (n) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}
+
+interface Layout {
+  label: string;
+  schema: string;
+  store: PostgresMessageStore;
+  pool: pg.Pool;
+  loadSeconds: number;
+  bytes: number;
+}
+
+async function open(dsn: string, schema: string, partitions?: number): Promise<Layout> {
+  const store = await PostgresMessageStore.open({ dsn, schema, partitions, pool_max: 4 });
+  const pool = new pg.Pool({ connectionString: dsn, max: 2, options: `-c search_path=${schema}` });
+  pool.on("error", () => {});
+  const label = partitions ? `${partitions} partitions` : "default";
+  return { label, schema, store, pool, loadSeconds: 0, bytes: 0 };
+}
+
+async function load(layout: Layout, o: Options, log: (s: string) => void): Promise<void> {
+  const started = performance.now();
+  const traces = Math.floor(o.messages / TRACE_EVERY);
+  const counts = { messages: 0, traces: 0 };
+  const bulk = loader(layout.pool, counts);
+  // In steps of a million, so that a long load shows progress.
+  for (let m = Math.min(o.messages, 1_000_000); ; m = Math.min(o.messages, m + 1_000_000)) {
+    await bulk.grow({ messages: m, traces: Math.floor(m / TRACE_EVERY) });
+    log(`  ${layout.label}: ${m.toLocaleString("en-US")} messages loaded`);
+    if (m === o.messages) break;
+  }
+  if (counts.traces !== traces) throw new Error("the loader stopped short");
+  layout.loadSeconds = (performance.now() - started) / 1000;
+  const { rows } = await layout.pool.query(
+    `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
+      WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r'`,
+    [layout.schema],
+  );
+  layout.bytes = Number(rows[0].bytes);
+}
+
+interface Row {
+  call: string;
+  plain: Stat;
+  parted: Stat;
+}
+
+/** Times `call` on both layouts, interleaved; `call(store, i)` gets the iteration. */
+async function compare(
+  name: string,
+  [plain, parted]: [Layout, Layout],
+  iterations: number,
+  call: (store: PostgresMessageStore, i: number) => Promise<unknown>,
+): Promise<Row> {
+  for (let i = 0; i < Math.min(50, iterations); i++) {
+    await call(plain.store, -1 - i);
+    await call(parted.store, -1 - i);
+  }
+  const samples = await sampleInterleaved(iterations, (i) => ({
+    ours: () => call(parted.store, i),
+    raw: () => call(plain.store, i),
+  }));
+  return { call: name, plain: summarize(samples.raw), parted: summarize(samples.ours) };
+}
+
+export async function scaleBench(argv: string[]): Promise<void> {
+  const o = parse(argv);
+  const log = (s: string) =>
+    console.error(`[scale ${new Date().toISOString().slice(11, 19)}] ${s}`);
+  const server = await postgresForTests();
+  const dsn = await createTestDatabase(server.url, "scale");
+  const layouts: [Layout, Layout] = [
+    await open(dsn, "plain"),
+    await open(dsn, "parted", o.partitions),
+  ];
+  try {
+    for (const layout of layouts) await load(layout, o, log);
+    const conversations = o.messages / PER_CONVERSATION;
+    const traces = Math.floor(o.messages / TRACE_EVERY);
+    const pick = picker(7);
+    // Same random picks for both layouts: iteration i uses pick number i (negative: warm-up).
+    const picks = Array.from({ length: o.iterations + 50 }, () => pick(1 << 30));
+    const at = (i: number, n: number) => picks[i < 0 ? o.iterations - i - 1 : i]! % n;
+    const conv = (i: number) => syntheticIds.conversation(at(i, conversations));
+    const rows: Row[] = [];
+    const run = async (name: string, n: number, call: Parameters<typeof compare>[3]) => {
+      log(name);
+      rows.push(await compare(name, layouts, n, call));
+    };
+    await run("getImmediateContext(20)", o.iterations, (s, i) =>
+      s.getImmediateContext(conv(i), 20),
+    );
+    await run("getMessagesByConversationId(limit 50)", o.iterations, (s, i) =>
+      s.getMessagesByConversationId(conv(i), { limit: 50 }),
+    );
+    await run("getConversation", o.iterations, (s, i) => s.getConversation(conv(i)));
+    await run("getMessage (id only)", o.iterations, (s, i) =>
+      s.getMessage(syntheticIds.message(at(i, o.messages))),
+    );
+    await run("getTurnTraceByMessageId (id only)", o.iterations, (s, i) =>
+      s.getTurnTraceByMessageId(syntheticIds.message(traceMessageIndex(at(i, traces)))),
+    );
+    await run("flagMessage(false) (id only, a write)", o.iterations, (s, i) =>
+      s.flagMessage(syntheticIds.message(at(i, o.messages)), false),
+    );
+    // Ingest: new messages after the loaded ones; each layout writes the same records.
+    let next = o.messages;
+    const fresh = new Map<string, number>();
+    const newIndex = (s: PostgresMessageStore, i: number) => {
+      const key = `${s.schema}:${i}`;
+      if (!fresh.has(key)) fresh.set(key, next++);
+      return fresh.get(key)!;
+    };
+    // A turn: one new message into an existing conversation (ids beyond the loaded ones).
+    await run("storeMessage (a turn, new id)", o.ingest, (s, i) => {
+      const c = at(i, conversations);
+      const g = newIndex(s, i);
+      return s.storeMessage({
+        ...syntheticMessage(c * PER_CONVERSATION),
+        id: `turn-${g}`,
+        timestamp: syntheticMessage(c * PER_CONVERSATION).timestamp + 1e9 + g,
+      });
+    });
+    // The trace of each of those turns.
+    await run("storeTurnTrace (new trace)", o.ingest, (s, i) => {
+      const g = fresh.get(`${s.schema}:${i}`)!;
+      const base = syntheticTrace(at(i, conversations) * PER_CONVERSATION + 1);
+      return s.storeTurnTrace({ ...base, id: `turn-trace-${g}`, messageId: `turn-${g}` });
+    });
+    const batches = Math.max(10, Math.floor(o.ingest / 100));
+    await run("storeConversation + storeMessages(100), new conversation", batches, async (s, i) => {
+      const c = conversations + 1 + (i < 0 ? batches - i : i);
+      const base = syntheticMessage(c * PER_CONVERSATION);
+      await s.storeConversation({ id: base.conversationId, userId: base.userId, createdAt: 1 });
+      await s.storeMessages(
+        Array.from({ length: 100 }, (_, k) => syntheticMessage(c * PER_CONVERSATION + k)),
+      );
+    });
+    await run("deleteMessage (id only, a write)", o.ingest, (s, i) =>
+      s.deleteMessage(`turn-${fresh.get(`${s.schema}:${i}`)}`),
+    );
+    print(o, layouts, rows, server.url);
+  } finally {
+    for (const layout of layouts) {
+      await layout.store.close();
+      await layout.pool.end();
+    }
+    await dropTestDatabase(dsn).catch(() => {});
+    await server.stop();
+  }
+}
+
+function print(o: Options, layouts: [Layout, Layout], rows: Row[], url: string): void {
+  const [plain, parted] = layouts;
+  const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+  console.log(
+    `\n${o.messages.toLocaleString("en-US")} messages in ${(o.messages / PER_CONVERSATION).toLocaleString("en-US")} conversations, ${Math.floor(o.messages / TRACE_EVERY).toLocaleString("en-US")} traces; ${o.iterations} calls per read, ${o.ingest} per write; load average ${loadavg()[0]!.toFixed(2)}; server ${url.replace(/\/\/[^@]*@/, "//")}\n`,
+  );
+  console.log("| layout | bulk load (loader, VACUUM ANALYZE) | tables + indexes |");
+  console.log("|---|---|---|");
+  for (const l of [plain, parted])
+    console.log(`| ${l.label} | ${l.loadSeconds.toFixed(0)} s | ${gib(l.bytes)} |`);
+  console.log(
+    `\n| call | default p50 ms | ${parted.label} p50 ms | ratio p50 | default p99 | ${parted.label} p99 |`,
+  );
+  console.log("|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.call} | ${fmt(r.plain.p50)} | ${fmt(r.parted.p50)} | ${fmt(r.parted.p50 / r.plain.p50, 2)}× | ${fmt(r.plain.p99)} | ${fmt(r.parted.p99)} |`,
+    );
+  }
+}
