@@ -138,8 +138,9 @@ export async function scaleBench(argv: string[]): Promise<void> {
     const traces = Math.floor(o.messages / TRACE_EVERY);
     const pick = picker(7);
     // Same random picks for both layouts: iteration i uses pick number i (negative: warm-up).
-    const picks = Array.from({ length: o.iterations + 50 }, () => pick(1 << 30));
-    const at = (i: number, n: number) => picks[i < 0 ? o.iterations - i - 1 : i]! % n;
+    const most = Math.max(o.iterations, o.ingest);
+    const picks = Array.from({ length: most + 50 }, () => pick(1 << 30));
+    const at = (i: number, n: number) => picks[i < 0 ? most - i - 1 : i]! % n;
     const conv = (i: number) => syntheticIds.conversation(at(i, conversations));
     const rows: Row[] = [];
     const run = async (name: string, n: number, call: Parameters<typeof compare>[3]) => {

@@ -21,8 +21,12 @@ import { conflictTarget, putTurnTrace } from "./trace-function.js";
  * are read with `jsonb_to_record(set)` keyed by the model's field names.
  *
  * Each function is generated for a layout: `partitioned` adds the id locks and lookups that keep
- * ids unique across conversations (`id-locks.ts`) and names the partitioned keys as conflict
- * targets; the default layout's text does not change with it.
+ * ids unique across conversations (`id-locks.ts`), names the partitioned keys as conflict
+ * targets, and plans the single-record functions' statements once per session (`plan_cache_mode
+ * = force_generic_plan`, pruning partitions at run time): PostgreSQL's plan cache would otherwise
+ * keep re-planning them over the partitions on every call (turns and traces 1.5–2× slower in the
+ * bench's `scale` command). Not the batch's: its conversations travel as an array, which prunes
+ * only when planned with its value. The default layout's text does not change with it.
  */
 
 /** Which rule a message `x` of conversation `c` (with its stored version `m`) breaks, or NULL. */
@@ -161,7 +165,7 @@ function putMessage(s: string, partitioned: boolean): string {
   END IF;`
     : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
 DECLARE
   x record;
   conv record;

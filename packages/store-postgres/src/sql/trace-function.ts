@@ -34,7 +34,7 @@ export function putTurnTrace(s: string, partitioned: boolean): string {
   ${parameterDefinitions(TURN_TRACE)},
   OUT message_conversation_id text, OUT written bigint,
   OUT stored_user_id text, OUT stored_tenant_id text)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
 DECLARE
   target record;
   old record;
