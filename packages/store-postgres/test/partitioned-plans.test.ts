@@ -57,10 +57,12 @@ interface Touched {
   /** Partitions read (by any scan) or written, per table. */
   read: Record<string, number>;
   written: Record<string, number>;
+  /** Partitions read by a sequential scan, per table (only when asked for). */
+  seqScanned?: Record<string, number>;
 }
 
 /** Per partition: scans and rows changed so far, as the backend counts them (not yet flushed). */
-const COUNTS = `SELECT relname, seq_scan + coalesce(idx_scan, 0) AS scans,
+const COUNTS = `SELECT relname, seq_scan + coalesce(idx_scan, 0) AS scans, seq_scan,
        n_tup_ins + n_tup_upd + n_tup_del AS changes
   FROM pg_stat_xact_user_tables WHERE relname ~ '_p[0-9]+$'`;
 
@@ -69,15 +71,18 @@ const COUNTS = `SELECT relname, seq_scan + coalesce(idx_scan, 0) AS scans,
  * backend's counts before and after it, within one transaction (the counts may still hold
  * earlier transactions' until they are flushed, which never happens inside a transaction).
  */
-async function touched(text: string, values: unknown[]): Promise<Touched> {
+async function touched(text: string, values: unknown[], seq = false): Promise<Touched> {
   await client.query("BEGIN");
   try {
     const before = new Map((await client.query(COUNTS)).rows.map((r) => [r.relname, r]));
     await client.query(text, values);
-    const result: Touched = { read: {}, written: {} };
+    const result: Touched = { read: {}, written: {}, ...(seq ? { seqScanned: {} } : {}) };
     for (const r of (await client.query(COUNTS)).rows) {
-      const was = before.get(r.relname) ?? { scans: 0, changes: 0 };
+      const was = before.get(r.relname) ?? { scans: 0, changes: 0, seq_scan: 0 };
       const table = r.relname.replace(/_p[0-9]+$/, "");
+      if (seq && Number(r.seq_scan) > Number(was.seq_scan)) {
+        result.seqScanned![table] = (result.seqScanned![table] ?? 0) + 1;
+      }
       if (Number(r.scans) > Number(was.scans)) result.read[table] = (result.read[table] ?? 0) + 1;
       if (Number(r.changes) > Number(was.changes))
         result.written[table] = (result.written[table] ?? 0) + 1;
@@ -200,10 +205,13 @@ describe("calls keyed only by a message id probe every partition", () => {
       "turn_traces",
     ],
     ["deleteMessage", () => [q.deleteMessage, ["msg-5"]] as const, "messages"],
+    ["softDeleteMessage", () => [q.softDeleteMessage, ["msg-5", 1]] as const, "messages"],
   ])("%s", async (_, statement, table) => {
     const [text, values] = statement();
-    const { read, written } = await touched(text, [...values]);
+    const { read, written, seqScanned } = await touched(text, [...values], true);
     expect(read[table]).toBe(PARTITIONS);
+    // Each partition of the keyed table is an index probe, never a sequential scan.
+    expect(seqScanned![table]).toBeUndefined();
     expect(Object.values(written).every((n) => n <= 1)).toBe(true);
     const plan = await genericPlan(text, [...values]);
     // Each partition is an index probe, never a sequential scan.
