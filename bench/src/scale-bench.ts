@@ -15,17 +15,19 @@ import {
   TRACE_EVERY,
   traceMessageIndex,
 } from "./adapters/synthetic.js";
-import { fmt, type Stat, sampleInterleaved, summarize } from "./stats.js";
+import { fmt, type Stat, sampleRotating, summarize } from "./stats.js";
 
 /**
  * `scale [--messages 1000000] [--partitions 16] [--iterations 2000] [--ingest 5000]`: issue #18's
  * scale scenario. One database of the embedded PostgreSQL 18 (or MESSAGE_STORE_POSTGRES_URL)
  * holds the synthetic dataset twice, in schema `plain` (the default layout) and in schema
  * `parted` (the partitioned layout, `--partitions` hash partitions), loaded by the bench's
- * server-side loader. Every call is then timed on both, interleaved call by call (each layout
- * goes first every other time, so drift hits both alike), on random conversations and ids:
- * the context window, a transcript page, ingest (turns one by one, batches of 100, traces), and
- * the calls keyed only by a message id. Prints markdown tables (recorded under Findings).
+ * server-side loader. Every call is then timed on three stores, rotating call by call (each goes
+ * first equally often, so drift hits all alike), on random conversations and ids: the default
+ * layout, the partitioned one, and the partitioned one again on connections that set
+ * `plan_cache_mode = force_generic_plan` (as `ALTER ROLE … SET` would). The calls: the context
+ * window, a transcript page, ingest (turns one by one, batches of 100, traces), and the calls
+ * keyed only by a message id. Prints markdown tables (recorded under Findings).
  */
 
 interface Options {
@@ -62,19 +64,32 @@ function picker(seed: number): (n: number) => number {
 
 interface Layout {
   label: string;
+  /** Tells the stores' own writes apart (two of them share the partitioned schema). */
+  key: string;
   schema: string;
   store: PostgresMessageStore;
+  /** The store's pool (ours to end), and one for the loader and sizes. */
+  own: pg.Pool;
   pool: pg.Pool;
   loadSeconds: number;
   bytes: number;
 }
 
-async function open(dsn: string, schema: string, partitions?: number): Promise<Layout> {
-  const store = await PostgresMessageStore.open({ dsn, schema, partitions, pool_max: 4 });
+/** A store on `schema`; `settings` are server settings of its connections (`-c …`). */
+async function open(
+  dsn: string,
+  schema: string,
+  label: string,
+  partitions?: number,
+  settings = "",
+): Promise<Layout> {
+  const own = new pg.Pool({ connectionString: dsn, max: 4, options: settings || undefined });
+  own.on("error", () => {});
+  const store = await PostgresMessageStore.open({ pool: own, schema, partitions });
   const pool = new pg.Pool({ connectionString: dsn, max: 2, options: `-c search_path=${schema}` });
   pool.on("error", () => {});
-  const label = partitions ? `${partitions} partitions` : "default";
-  return { label, schema, store, pool, loadSeconds: 0, bytes: 0 };
+  const key = label.replace(/\W+/g, "-");
+  return { label, key, schema, store, own, pool, loadSeconds: 0, bytes: 0 };
 }
 
 async function load(layout: Layout, o: Options, log: (s: string) => void): Promise<void> {
@@ -100,26 +115,24 @@ async function load(layout: Layout, o: Options, log: (s: string) => void): Promi
 
 interface Row {
   call: string;
-  plain: Stat;
-  parted: Stat;
+  /** One per store, in the order of the layouts. */
+  stats: Stat[];
 }
 
-/** Times `call` on both layouts, interleaved; `call(store, i)` gets the iteration. */
+/** Times `call` on every store, rotating; `call(layout, i)` gets the iteration (< 0: warm-up). */
 async function compare(
   name: string,
-  [plain, parted]: [Layout, Layout],
+  layouts: Layout[],
   iterations: number,
-  call: (store: PostgresMessageStore, i: number) => Promise<unknown>,
+  call: (layout: Layout, i: number) => Promise<unknown>,
 ): Promise<Row> {
   for (let i = 0; i < Math.min(50, iterations); i++) {
-    await call(plain.store, -1 - i);
-    await call(parted.store, -1 - i);
+    for (const layout of layouts) await call(layout, -1 - i);
   }
-  const samples = await sampleInterleaved(iterations, (i) => ({
-    ours: () => call(parted.store, i),
-    raw: () => call(plain.store, i),
-  }));
-  return { call: name, plain: summarize(samples.raw), parted: summarize(samples.ours) };
+  const samples = await sampleRotating(iterations, (i) =>
+    layouts.map((layout) => () => call(layout, i)),
+  );
+  return { call: name, stats: samples.map(summarize) };
 }
 
 export async function scaleBench(argv: string[]): Promise<void> {
@@ -128,12 +141,19 @@ export async function scaleBench(argv: string[]): Promise<void> {
     console.error(`[scale ${new Date().toISOString().slice(11, 19)}] ${s}`);
   const server = await postgresForTests();
   const dsn = await createTestDatabase(server.url, "scale");
-  const layouts: [Layout, Layout] = [
-    await open(dsn, "plain"),
-    await open(dsn, "parted", o.partitions),
+  const layouts: Layout[] = [
+    await open(dsn, "plain", "default"),
+    await open(dsn, "parted", `${o.partitions} partitions`, o.partitions),
+    await open(
+      dsn,
+      "parted",
+      `${o.partitions} partitions, generic plans`,
+      o.partitions,
+      "-c plan_cache_mode=force_generic_plan",
+    ),
   ];
   try {
-    for (const layout of layouts) await load(layout, o, log);
+    for (const layout of layouts.slice(0, 2)) await load(layout, o, log);
     const conversations = o.messages / PER_CONVERSATION;
     const traces = Math.floor(o.messages / TRACE_EVERY);
     const pick = picker(7);
@@ -147,34 +167,35 @@ export async function scaleBench(argv: string[]): Promise<void> {
       log(name);
       rows.push(await compare(name, layouts, n, call));
     };
-    await run("getImmediateContext(20)", o.iterations, (s, i) =>
+    await run("getImmediateContext(20)", o.iterations, ({ store: s }, i) =>
       s.getImmediateContext(conv(i), 20),
     );
-    await run("getMessagesByConversationId(limit 50)", o.iterations, (s, i) =>
+    await run("getMessagesByConversationId(limit 50)", o.iterations, ({ store: s }, i) =>
       s.getMessagesByConversationId(conv(i), { limit: 50 }),
     );
-    await run("getConversation", o.iterations, (s, i) => s.getConversation(conv(i)));
-    await run("getMessage (id only)", o.iterations, (s, i) =>
+    await run("getConversation", o.iterations, ({ store: s }, i) => s.getConversation(conv(i)));
+    await run("getMessage (id only)", o.iterations, ({ store: s }, i) =>
       s.getMessage(syntheticIds.message(at(i, o.messages))),
     );
-    await run("getTurnTraceByMessageId (id only)", o.iterations, (s, i) =>
+    await run("getTurnTraceByMessageId (id only)", o.iterations, ({ store: s }, i) =>
       s.getTurnTraceByMessageId(syntheticIds.message(traceMessageIndex(at(i, traces)))),
     );
-    await run("flagMessage(false) (id only, a write)", o.iterations, (s, i) =>
+    await run("flagMessage(false) (id only, a write)", o.iterations, ({ store: s }, i) =>
       s.flagMessage(syntheticIds.message(at(i, o.messages)), false),
     );
     // Ingest: new messages after the loaded ones; each layout writes the same records.
     let next = o.messages;
     const fresh = new Map<string, number>();
-    const newIndex = (s: PostgresMessageStore, i: number) => {
-      const key = `${s.schema}:${i}`;
+    const newIndex = (layout: Layout, i: number) => {
+      const key = `${layout.key}:${i}`;
       if (!fresh.has(key)) fresh.set(key, next++);
       return fresh.get(key)!;
     };
     // A turn: one new message into an existing conversation (ids beyond the loaded ones).
-    await run("storeMessage (a turn, new id)", o.ingest, (s, i) => {
+    await run("storeMessage (a turn, new id)", o.ingest, (layout, i) => {
+      const s = layout.store;
       const c = at(i, conversations);
-      const g = newIndex(s, i);
+      const g = newIndex(layout, i);
       return s.storeMessage({
         ...syntheticMessage(c * PER_CONVERSATION),
         id: `turn-${g}`,
@@ -182,27 +203,34 @@ export async function scaleBench(argv: string[]): Promise<void> {
       });
     });
     // The trace of each of those turns.
-    await run("storeTurnTrace (new trace)", o.ingest, (s, i) => {
-      const g = fresh.get(`${s.schema}:${i}`)!;
+    await run("storeTurnTrace (new trace)", o.ingest, ({ store: s, key }, i) => {
+      const g = fresh.get(`${key}:${i}`)!;
       const base = syntheticTrace(at(i, conversations) * PER_CONVERSATION + 1);
       return s.storeTurnTrace({ ...base, id: `turn-trace-${g}`, messageId: `turn-${g}` });
     });
     const batches = Math.max(10, Math.floor(o.ingest / 100));
-    await run("storeConversation + storeMessages(100), new conversation", batches, async (s, i) => {
-      const c = conversations + 1 + (i < 0 ? batches - i : i);
+    // New conversations, apart for each store (two of them share the partitioned schema).
+    await run("storeConversation + storeMessages(100), new conversation", batches, async (l, i) => {
+      const c =
+        conversations + 1 + layouts.indexOf(l) * (batches + 100) + (i < 0 ? batches - i : i);
       const base = syntheticMessage(c * PER_CONVERSATION);
-      await s.storeConversation({ id: base.conversationId, userId: base.userId, createdAt: 1 });
-      await s.storeMessages(
+      await l.store.storeConversation({
+        id: base.conversationId,
+        userId: base.userId,
+        createdAt: 1,
+      });
+      await l.store.storeMessages(
         Array.from({ length: 100 }, (_, k) => syntheticMessage(c * PER_CONVERSATION + k)),
       );
     });
-    await run("deleteMessage (id only, a write)", o.ingest, (s, i) =>
-      s.deleteMessage(`turn-${fresh.get(`${s.schema}:${i}`)}`),
+    await run("deleteMessage (id only, a write)", o.ingest, ({ store: s, key }, i) =>
+      s.deleteMessage(`turn-${fresh.get(`${key}:${i}`)}`),
     );
     print(o, layouts, rows, server.url);
   } finally {
     for (const layout of layouts) {
       await layout.store.close();
+      await layout.own.end();
       await layout.pool.end();
     }
     await dropTestDatabase(dsn).catch(() => {});
@@ -210,23 +238,25 @@ export async function scaleBench(argv: string[]): Promise<void> {
   }
 }
 
-function print(o: Options, layouts: [Layout, Layout], rows: Row[], url: string): void {
-  const [plain, parted] = layouts;
+function print(o: Options, layouts: Layout[], rows: Row[], url: string): void {
   const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
   console.log(
     `\n${o.messages.toLocaleString("en-US")} messages in ${(o.messages / PER_CONVERSATION).toLocaleString("en-US")} conversations, ${Math.floor(o.messages / TRACE_EVERY).toLocaleString("en-US")} traces; ${o.iterations} calls per read, ${o.ingest} per write; load average ${loadavg()[0]!.toFixed(2)}; server ${url.replace(/\/\/[^@]*@/, "//")}\n`,
   );
   console.log("| layout | bulk load (loader, VACUUM ANALYZE) | tables + indexes |");
   console.log("|---|---|---|");
-  for (const l of [plain, parted])
+  for (const l of layouts.slice(0, 2))
     console.log(`| ${l.label} | ${l.loadSeconds.toFixed(0)} s | ${gib(l.bytes)} |`);
+  const others = layouts.slice(1);
   console.log(
-    `\n| call | default p50 ms | ${parted.label} p50 ms | ratio p50 | default p99 | ${parted.label} p99 |`,
+    `\n| call | ${layouts.map((l) => `${l.label} p50 ms`).join(" | ")} | ${others.map((l) => `${l.label} ÷ default`).join(" | ")} | ${layouts.map((l) => `${l.label} p99`).join(" | ")} |`,
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log(`|---|${"---|".repeat(layouts.length * 2 + others.length)}`);
   for (const r of rows) {
+    const base = r.stats[0]!.p50;
+    const ratios = r.stats.slice(1).map((st) => `${fmt(st.p50 / base, 2)}×`);
     console.log(
-      `| ${r.call} | ${fmt(r.plain.p50)} | ${fmt(r.parted.p50)} | ${fmt(r.parted.p50 / r.plain.p50, 2)}× | ${fmt(r.plain.p99)} | ${fmt(r.parted.p99)} |`,
+      `| ${r.call} | ${r.stats.map((st) => fmt(st.p50)).join(" | ")} | ${ratios.join(" | ")} | ${r.stats.map((st) => fmt(st.p99)).join(" | ")} |`,
     );
   }
 }

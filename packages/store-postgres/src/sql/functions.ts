@@ -25,8 +25,9 @@ import { conflictTarget, putTurnTrace } from "./trace-function.js";
  * targets, and plans the single-record functions' statements once per session (`plan_cache_mode
  * = force_generic_plan`, pruning partitions at run time): PostgreSQL's plan cache would otherwise
  * keep re-planning them over the partitions on every call (turns and traces 1.5–2× slower in the
- * bench's `scale` command). Not the batch's: its conversations travel as an array, which prunes
- * only when planned with its value. The default layout's text does not change with it.
+ * bench's `scale` command). The batch's are planned with their values on every call
+ * (`force_custom_plan`, whatever the role sets): its conversations travel as an array, which
+ * prunes only at plan time. The default layout's text does not change with it.
  */
 
 /** Which rule a message `x` of conversation `c` (with its stored version `m`) breaks, or NULL. */
@@ -71,7 +72,7 @@ function putMessages(s: string, partitioned: boolean): string {
   END IF;`
     : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_ensure jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_custom_plan" : ""} AS $fn$
 DECLARE
   conv_ids text[];
   conv_ts bigint[];
