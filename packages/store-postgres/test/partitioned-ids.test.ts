@@ -113,6 +113,31 @@ describe("ids stay unique across partitions", () => {
     expect((await stores[0]!.getTurnTraceByMessageId(`answer-${winner}`))?.id).toBe("trace-shared");
   });
 
+  it("racing storeTurnTraces batches, below and above the lock limit, sharing one trace id: one wins", async () => {
+    for (const size of [3, MAX_ID_LOCKS + 6]) {
+      const shared = `batch-trace-${size}`;
+      for (const [i, c] of conversations.entries()) {
+        await storeOf(i).storeMessages(
+          Array.from({ length: size }, (_, k) => message(`${shared}-m-${i}-${k}`, c.id, 200 + k)),
+        );
+      }
+      const settled = await Promise.allSettled(
+        conversations.map((c, i) =>
+          storeOf(i).storeTurnTraces(
+            Array.from({ length: size }, (_, k) =>
+              trace(k === 0 ? shared : `${shared}-${i}-${k}`, `${shared}-m-${i}-${k}`, c.id),
+            ),
+          ),
+        ),
+      );
+      const winner = oneWinner(settled);
+      expect(await rows("turn_traces", shared)).toBe(1);
+      expect((await stores[0]!.getTurnTraceByMessageId(`${shared}-m-${winner}-0`))?.id).toBe(
+        shared,
+      );
+    }
+  });
+
   it("an upsert in the message's own conversation still works, and a later move is refused", async () => {
     const store = stores[0]!;
     await store.storeMessage(message("kept", "c-3", 1));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
 import { messageParam, traceParams } from "../src/row-mapping.js";
 import { createQueries } from "../src/sql/queries.js";
+import { putTurnTracesStatement } from "../src/trace-batch.js";
 import { message, openStore, trace, useDatabase } from "./helpers.js";
 
 /**
@@ -183,6 +184,30 @@ describe("hot calls touch one partition", () => {
       read: { conversations: 1, messages: 1, turn_traces: PARTITIONS },
       written: { turn_traces: 1 },
     });
+  });
+
+  it("storeTurnTraces of one conversation writes one partition; new trace ids are looked up in every one", async () => {
+    const batch = putTurnTracesStatement(
+      "public",
+      [30001, 30002, 30003].map((i) =>
+        TurnTraceSchema.parse(trace(`traces-${i}`, `msg-${i}`, `conv-${(i % 20000) + 1}`)),
+      ),
+    );
+    // msg-30001 … 30003 are in conv-10002 … 10004: three conversations, three partitions at most.
+    const { read, written } = await touched(batch.text, batch.values);
+    expect(written.turn_traces).toBeLessThanOrEqual(3);
+    expect(read.messages).toBeLessThanOrEqual(3);
+    expect(read.turn_traces).toBe(PARTITIONS);
+    const one = putTurnTracesStatement("public", [
+      TurnTraceSchema.parse(trace("traces-one", "msg-30020", "conv-10021")),
+      TurnTraceSchema.parse(trace("traces-two", "msg-50020", "conv-10021")),
+    ]);
+    await client.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content,
+        "timestamp") VALUES ('msg-50020', 'conv-10021', 'user-${10021 % 30}', 'user', 'x', 1)`);
+    const single = await touched(one.text, one.values);
+    expect(single.written).toEqual({ turn_traces: 1 });
+    expect(single.read.messages).toBe(1);
+    await client.query("DELETE FROM messages WHERE id = 'msg-50020'");
   });
 
   it("getConversation and deleteConversation: one partition of each table", async () => {

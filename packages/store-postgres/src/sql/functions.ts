@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
 import { CONVERSATION_WRITE, MESSAGE } from "./columns.js";
-import { findMovedMessage, lockMessageId, lockMessageIds, raiseMoved } from "./id-locks.js";
+import { findMovedMessage, lockId, lockIds, raiseMoved } from "./id-locks.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { quoteLiteral } from "./quote.js";
 import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
@@ -65,7 +65,7 @@ function putMessages(s: string, partitioned: boolean): string {
   const within = (column: string) => (partitioned ? ` AND ${column} = ANY (conv_ids)` : "");
   const ids = partitioned
     ? `
-  ${lockMessageIds(s, "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
+  ${lockIds(s, "messages", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
   ${findMovedMessage(s)}
   IF FOUND THEN
     ${raiseMoved("bad.id", "bad.conversation_id", "bad.current")}
@@ -182,7 +182,7 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
-  END IF;${partitioned ? `\n  ${lockMessageId(s, "x.id")}` : ""}
+  END IF;${partitioned ? `\n  ${lockId(s, "messages", "x.id")}` : ""}
   SELECT m0.id, m0.conversation_id, m0.deleted_at INTO old
     FROM ${s}.messages m0 WHERE m0.id = x.id${own};${elsewhere}
   rule := ${messageRule("x", "conv", "old")};

@@ -18,7 +18,7 @@ import { SQLSTATE_MOVED_MESSAGE } from "./sqlstates.js";
  *    conversation. A concurrent writer of the same id waits for the lock, and its lookup, a new
  *    statement under READ COMMITTED, sees the first one's committed row.
  *
- * Trace ids work the same way with a key space of their own (one trace per call, so one lock).
+ * Trace ids work the same way, with key spaces of their own.
  * Writers of different ids never wait for each other, except behind a large batch.
  */
 
@@ -30,32 +30,30 @@ function space(s: string, name: string): string {
   return `hashtext(${quoteLiteral(`${s}.${name}`)})`;
 }
 
+/** The ids of a table: messages' or traces'. */
+type Ids = "messages" | "turn_traces";
+
 /**
- * Locks the message ids `ids` (an SQL query of one text column) in hash order, or the whole key
- * space when `count` (an SQL expression) exceeds {@link MAX_ID_LOCKS}. Needs an `integer`
- * variable `h`.
+ * Locks the ids of `table` that `ids` (an SQL query of one text column) names, in hash order, or
+ * the whole key space when `count` (an SQL expression) exceeds {@link MAX_ID_LOCKS}. Needs an
+ * `integer` variable `h`.
  */
-export function lockMessageIds(s: string, ids: string, count: string): string {
-  const every = space(s, "messages:every id");
+export function lockIds(s: string, table: Ids, ids: string, count: string): string {
+  const every = space(s, `${table}:every id`);
   return `IF ${count} > ${MAX_ID_LOCKS} THEN
     PERFORM pg_advisory_xact_lock(${every}, 0);
   ELSE
     PERFORM pg_advisory_xact_lock_shared(${every}, 0);
     FOR h IN SELECT DISTINCT hashtext(i.id) FROM (${ids}) AS i(id) ORDER BY 1 LOOP
-      PERFORM pg_advisory_xact_lock(${space(s, "messages:id")}, h);
+      PERFORM pg_advisory_xact_lock(${space(s, `${table}:id`)}, h);
     END LOOP;
   END IF;`;
 }
 
-/** Locks one message id (an SQL expression), as {@link lockMessageIds} does for a small batch. */
-export function lockMessageId(s: string, id: string): string {
-  return `PERFORM pg_advisory_xact_lock_shared(${space(s, "messages:every id")}, 0);
-  PERFORM pg_advisory_xact_lock(${space(s, "messages:id")}, hashtext(${id}));`;
-}
-
-/** Locks one trace id (an SQL expression). */
-export function lockTraceId(s: string, id: string): string {
-  return `PERFORM pg_advisory_xact_lock(${space(s, "turn_traces:id")}, hashtext(${id}));`;
+/** Locks one id (an SQL expression) of `table`, as {@link lockIds} does for a small batch. */
+export function lockId(s: string, table: Ids, id: string): string {
+  return `PERFORM pg_advisory_xact_lock_shared(${space(s, `${table}:every id`)}, 0);
+  PERFORM pg_advisory_xact_lock(${space(s, `${table}:id`)}, hashtext(${id}));`;
 }
 
 /** Raises MS002 (the message would move) with the ids of the record `bad`. */

@@ -1,6 +1,6 @@
 import { columnList, parameterDefinitions, parameterNames, setList } from "./column-lists.js";
 import { TURN_TRACE } from "./columns.js";
-import { lockTraceId } from "./id-locks.js";
+import { lockId } from "./id-locks.js";
 import { raiseRule } from "./sqlstates.js";
 
 /** The conflict target of a message or trace upsert: the layout's primary key. */
@@ -54,7 +54,7 @@ BEGIN
   END IF;${
     partitioned
       ? `
-  ${lockTraceId(s, "p_id")}`
+  ${lockId(s, "turn_traces", "p_id")}`
       : ""
   }
   SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
