@@ -32,6 +32,9 @@ Other commands:
   report [--out <path>]                                       render the last run's report again (current FINDINGS.md)
   migrate [--messages 200000] [--traces n] [--batch-size 500]
                                                               issue #17: the CLI's migrate JSON → PostgreSQL, timed
+  scale [--messages 1000000] [--partitions 16] [--iterations 2000] [--ingest 5000]
+                                                              issue #18: PostgreSQL's partitioned layout against the
+                                                              default one on the same data; prints tables
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
   search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
                                                               issue #15's search: top-10 with a user filter on JSON,

@@ -13,6 +13,7 @@ import { profileHotPath } from "./profile/hot-paths.js";
 import { profileFiles, topFrames } from "./profile/top-frames.js";
 import { Progress } from "./progress.js";
 import { loadRun, type RunReport, saveRun, writeReport } from "./report.js";
+import { scaleBench } from "./scale-bench.js";
 import { type Limits, type Scenario, scaled } from "./scenario.js";
 import { deleteConversation } from "./scenarios/delete-conversation.js";
 import { immediateContext } from "./scenarios/immediate-context.js";
@@ -183,6 +184,9 @@ async function main(): Promise<void> {
       return;
     case "migrate":
       await migrateBench(rest);
+      return;
+    case "scale":
+      await scaleBench(rest);
       return;
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));

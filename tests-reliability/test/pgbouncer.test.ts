@@ -103,6 +103,33 @@ describe.skipIf(!available)("postgres through PgBouncer, transaction mode", () =
     },
   });
 
+  it("the partitioned layout through the pooler: turns, batches, traces, and one id raced by 8 conversations", async () => {
+    const store = await open({ schema: "parted", partitions: 4, pool_max: 8 });
+    const ids = Array.from({ length: 8 }, (_, i) => `c-${i}`);
+    for (const id of ids) await store.storeConversation(conversation(id));
+    await store.storeMessages(ids.map((id, i) => message(`first-${i}`, id, 1)));
+    await store.storeTurnTrace({
+      id: "tr-1",
+      messageId: "first-0",
+      conversationId: "c-0",
+      agentId: "a",
+      timestamp: 2,
+      totalTokens: 1,
+      totalLatencyMs: 1,
+    });
+    const raced = await Promise.allSettled(
+      ids.map((id) => store.storeMessage(message("raced", id, 3))),
+    );
+    expect(raced.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(raced.filter((r) => r.status === "rejected").map((r) => codeOf(r.reason))).toEqual(
+      Array(7).fill("INTEGRITY"),
+    );
+    expect([...(await idsIn("parted"))].filter((id) => id === "raced")).toHaveLength(1);
+    expect((await store.getImmediateContext("c-0", 5)).map((m) => m.id)[0]).toBe("first-0");
+    expect((await store.getTurnTraceByMessageId("first-0"))?.id).toBe("tr-1");
+    await store.close();
+  });
+
   it("statement_timeout_ms with transaction_pooler is a ConfigurationError", async () => {
     await expect(open({ statement_timeout_ms: 1_000 })).rejects.toMatchObject({
       code: "CONFIGURATION",

@@ -142,7 +142,7 @@ SELECT 'load-t-' || lpad(g::text, 8, '0'), 'load-m-' || lpad(g::text, 8, '0'),
  * 100k rows per statement, into the adapter's own tables after the store migrated them; then
  * `VACUUM ANALYZE`, as a production table would have been by autovacuum.
  */
-function loader(pool: pg.Pool, counts: { messages: number; traces: number }): BulkLoader {
+export function loader(pool: pg.Pool, counts: { messages: number; traces: number }): BulkLoader {
   return {
     method:
       "INSERT … SELECT FROM generate_series into the adapter's tables (100k rows per statement), then VACUUM ANALYZE",

@@ -137,11 +137,18 @@ export function loadConfigFile(file: string, env: Env): StoreConfigObject {
   return config as StoreConfigObject;
 }
 
-/** A short, password-free label of a store for output: `json:/data/app.json`, `postgres://u:***@h/db`. */
+/**
+ * A short, password-free label of a store for output: `json:/data/app.json`,
+ * `postgres://u:***@h/db`, with MongoDB's database and PostgreSQL's schema and partitions.
+ */
 export function describeStore(config: StoreConfigObject): string {
   const target = config.path ?? config.dsn ?? config.uri;
   const label = typeof target === "string" ? `${config.storage} ${target}` : config.storage;
-  const db =
-    config.storage === "mongodb" && typeof config.db === "string" ? ` (db ${config.db})` : "";
-  return redactSecrets(label + db);
+  const { storage, db, schema, partitions } = config;
+  const details = [
+    storage === "mongodb" && typeof db === "string" ? `db ${db}` : "",
+    storage === "postgres" && typeof schema === "string" ? `schema ${schema}` : "",
+    storage === "postgres" && typeof partitions === "number" ? `${partitions} partitions` : "",
+  ].filter((d) => d !== "");
+  return redactSecrets(details.length > 0 ? `${label} (${details.join(", ")})` : label);
 }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
+import { MAX_PARTITIONS } from "./sql/partitioned-layout.js";
 
 /** The adapter name: the `storage` value that selects it and the prefix of its errors. */
 export const ADAPTER = "postgres";
@@ -127,6 +128,17 @@ export const PostgresConfigSchema = z
      * `ConnectionError`.
      */
     replica_fallback: z.enum(["primary", "error"]).default("primary"),
+    /**
+     * The layout of the tables, chosen when the schema is created: omitted (default) for plain
+     * tables, or a number of hash partitions (1–1024; 16 is a good start) for the partitioned
+     * layout, where `conversations` is hash-partitioned by `id` and `messages` and `turn_traces`
+     * by `conversation_id`, so that every call about one conversation reads and writes one
+     * partition of each (see the README, "Running at scale"). An existing schema keeps its
+     * layout, read from the catalog: omitted, the store works with whichever it finds; given, it
+     * must be the schema's (`ConfigurationError` otherwise). To change the layout, copy the
+     * store into a new schema (`message-store migrate`).
+     */
+    partitions: z.number().int().min(1).max(MAX_PARTITIONS).optional(),
     /**
      * Whether opening may create the store (default true). With `false` the open only reads what
      * is there: no migration runs (a schema that needs one is a

@@ -13,6 +13,7 @@ export {
   type PostgresStoreConfig,
   type ResolvedPostgresConfig,
 } from "./config.js";
+export type { Partitions } from "./layout.js";
 export { migrate } from "./migrate.js";
 export { PostgresMessageStore, type PostgresStoreOptions } from "./postgres-message-store.js";
 export { LATEST_VERSION } from "./sql/migrations.js";

@@ -4,9 +4,12 @@ import { columnTypes } from "./column-types.js";
 import { ADAPTER } from "./config.js";
 import type { Queryable } from "./connection/statement-runner.js";
 import { isConnectionFailure, toStoreError } from "./errors.js";
+import { type FoundLayout, type Partitions, resolveLayout } from "./layout.js";
 import { functionsChecksum, functionsSql } from "./sql/functions.js";
-import { MIGRATIONS, type Migration, migrationSql } from "./sql/migrations.js";
+import { MIGRATIONS, type Migration } from "./sql/migrations.js";
+import { partitionedVersionOne } from "./sql/partitioned-layout.js";
 import { quoteIdent } from "./sql/quote.js";
+import { migrationSql } from "./sql/runner-sql.js";
 
 /** Oldest server the SQL here supports (stored generated columns, shortest-exact floats). */
 const MIN_SERVER_VERSION = 120000;
@@ -18,13 +21,29 @@ export interface SchemaPlan {
   functions: { sql: (schema: string) => string; checksum: string };
 }
 
-/** This package's plan: its migrations and its derived functions. */
-export function packagePlan(): SchemaPlan {
+/** The plan for a layout (the package's), or one plan whatever the layout (tests). */
+export type LayoutPlan = SchemaPlan | ((partitions: Partitions) => SchemaPlan);
+
+/**
+ * This package's plan for a layout: its migrations and its derived functions. A partitioned
+ * schema differs in version 1 only (its tables are created partitioned, see
+ * `partitioned-layout.ts`): every later step applies to both layouts.
+ */
+export function packagePlan(partitions: Partitions = null): SchemaPlan {
+  const partitioned = partitions !== null;
   return {
-    migrations: MIGRATIONS,
-    functions: { sql: functionsSql, checksum: functionsChecksum() },
+    migrations: partitioned
+      ? [partitionedVersionOne(partitions), ...MIGRATIONS.slice(1)]
+      : MIGRATIONS,
+    functions: {
+      sql: (schema) => functionsSql(schema, partitioned),
+      checksum: functionsChecksum(partitioned),
+    },
   };
 }
+
+const planFor = (plan: LayoutPlan, partitions: Partitions) =>
+  typeof plan === "function" ? plan(partitions) : plan;
 
 function check(probe: { server_version: number; extra_float_digits: number }): void {
   if (probe.server_version < MIN_SERVER_VERSION) {
@@ -73,10 +92,16 @@ function upToDate(state: State, plan: SchemaPlan): boolean {
  * refused with `ConfigurationError`; a lost server is a `ConnectionError`.
  *
  * Run it from a deploy step as a role that may create tables, so the application's role needs
- * DML rights only (see the README's Migrations section).
+ * DML rights only (see the README's Migrations section). `partitions` creates a new schema with
+ * the partitioned layout, and is checked against an existing one's (see the `partitions` config
+ * key). Resolves to the schema's layout: `null` (default) or its number of partitions.
  */
-export function migrate(pool: Queryable, schema: string): Promise<void> {
-  return applySchema(pool, schema, packagePlan());
+export function migrate(
+  pool: Queryable,
+  schema: string,
+  options: { partitions?: number } = {},
+): Promise<Partitions> {
+  return applySchema(pool, schema, packagePlan, options);
 }
 
 /** `applySchema` with `create: false` found work to do: nothing is created or migrated. */
@@ -102,10 +127,10 @@ function refuseToCreate(schema: string, hasTables: boolean): never {
 export async function applySchema(
   pool: Queryable,
   schema: string,
-  plan: SchemaPlan,
-  options: { queryTimeoutMs?: number | null; create?: boolean } = {},
-): Promise<void> {
-  const latest = Math.max(0, ...plan.migrations.map((m) => m.version));
+  plan: LayoutPlan,
+  options: { queryTimeoutMs?: number | null; create?: boolean; partitions?: number } = {},
+): Promise<Partitions> {
+  const latest = Math.max(0, ...planFor(plan, null).migrations.map((m) => m.version));
   const sql = migrationSql(schema);
   let client: pg.PoolClient;
   try {
@@ -135,27 +160,33 @@ export async function applySchema(
   try {
     const probe = (await query(sql.probe.text, sql.probe.values)).rows[0];
     check(probe);
+    let layout = resolveLayout(schema, options.partitions, probe as FoundLayout);
     if (probe.has_migrations) {
-      if (upToDate(await readState(), plan)) return;
+      if (upToDate(await readState(), planFor(plan, layout))) return layout;
     }
     if (options.create === false) refuseToCreate(schema, probe.has_migrations);
     await query(sql.begin);
     inTransaction = true;
     await query(sql.lock.text, sql.lock.values);
     await query(sql.createBase);
-    // Read again under the lock: another process may have done the work meanwhile.
+    // Read again under the lock: another process may have done the work meanwhile, and created
+    // the tables in another layout than this one would have.
+    const found = (await query(sql.layout.text, sql.layout.values)).rows[0] as FoundLayout;
+    layout = resolveLayout(schema, options.partitions, found);
+    const chosen = planFor(plan, layout);
     const state = await readState();
-    for (const step of plan.migrations) {
+    for (const step of chosen.migrations) {
       if (state.applied.has(step.version)) continue;
       await query(sql.step(step));
       await query(sql.record, [step.version, step.name]);
     }
-    if ((await readState()).checksum !== plan.functions.checksum) {
-      await query(plan.functions.sql(quoteIdent(schema)));
-      await query(sql.recordFunctions, [plan.functions.checksum]);
+    if ((await readState()).checksum !== chosen.functions.checksum) {
+      await query(chosen.functions.sql(quoteIdent(schema)));
+      await query(sql.recordFunctions, [chosen.functions.checksum]);
     }
     await query(sql.commit);
     inTransaction = false;
+    return layout;
   } catch (error) {
     if (isConnectionFailure(error)) broken ??= error;
     if (inTransaction && !broken) await query(sql.rollback).catch(() => {});

@@ -37,6 +37,7 @@ import { createPool, createReplica, endPool } from "./connection/create-pool.js"
 import { LaggingReads } from "./connection/lagging-reads.js";
 import { runnerOn, type StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
+import type { Partitions } from "./layout.js";
 import { applySchema, packagePlan } from "./migrate.js";
 import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
@@ -93,6 +94,8 @@ export class PostgresMessageStore extends MessageStore {
   readonly #io: StoreIo;
   /** Migration 3 added `embedding_vector` (pgvector), or 4 `embedding_cubes` (found by `open`). */
   #search = { vector: false, cubes: false };
+  /** The schema's layout (found or created by `open`). */
+  #partitions: Partitions = null;
 
   /**
    * Validates `config` ({@link PostgresConfigSchema}; a `storage: "postgres"` key is accepted and
@@ -119,9 +122,10 @@ export class PostgresMessageStore extends MessageStore {
       replica: createReplica(resolved),
     });
     try {
-      await applySchema(pool, store.schema, packagePlan(), {
+      store.#partitions = await applySchema(pool, store.schema, packagePlan, {
         queryTimeoutMs,
         create: resolved.create,
+        partitions: resolved.partitions,
       });
       const [row] = await store.#io.rows(store.#q.searchColumns);
       store.#search = { vector: row?.vector === true, cubes: row?.cubes === true };
@@ -161,6 +165,14 @@ export class PostgresMessageStore extends MessageStore {
    */
   get usesPgvector(): boolean {
     return this.#search.vector;
+  }
+
+  /**
+   * The schema's layout, as {@link PostgresMessageStore.open} found or created it: `null` for the
+   * default one, or the number of hash partitions of the partitioned one (`partitions` config).
+   */
+  get partitions(): Partitions {
+    return this.#partitions;
   }
 
   /** The pool statements run on (the caller's own pool if one was given). */

@@ -29,6 +29,43 @@ export function freshDatabases(prefix: string): () => Promise<string> {
   };
 }
 
+/**
+ * The conformance suite's `reset` (empty the three tables, if they exist yet) and `inspect` (raw
+ * row counts behind the API, so the suite can see orphans a cascade left) on a database.
+ */
+export function conformanceHooks(url: () => string) {
+  return {
+    reset: () =>
+      withClient(url(), async (client) => {
+        try {
+          await client.query("TRUNCATE TABLE conversations, messages, turn_traces CASCADE");
+        } catch (error) {
+          // Before the first open the tables do not exist yet (42P01).
+          if ((error as { code?: string }).code !== "42P01") throw error;
+        }
+      }),
+    inspect: () =>
+      withClient(url(), async (client) => {
+        const { rows } = await client.query<{ c: string; m: string; t: string }>(
+          `SELECT (SELECT count(*) FROM conversations) AS c,
+                  (SELECT count(*) FROM messages) AS m,
+                  (SELECT count(*) FROM turn_traces) AS t`,
+        );
+        const r = rows[0]!;
+        return { conversations: Number(r.c), messages: Number(r.m), turnTraces: Number(r.t) };
+      }),
+  };
+}
+
+/** Ends every other session of `url`'s database: a restart as an external server allows it. */
+export function endOtherSessions(url: string): Promise<void> {
+  return withClient(url, async (client) => {
+    await client.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+  });
+}
+
 /** Opens a store on `url`, owning its pool. */
 export function openStore(
   url: string,

@@ -19,8 +19,9 @@ import {
  * columns and their types. The SELECT lists, the row mapping in both directions, the write
  * statements and the SQL functions' column lists are derived from these tables (see
  * `column-lists.ts`, `row-mapping.ts`, `functions.ts`); a field core adds to a model and this
- * file lacks is a compile error (`satisfies Record<keyof Model, Column>`). The tables' DDL is
- * frozen migration text (`migrations.ts`); a test checks that it matches these tables.
+ * file lacks is a compile error (`satisfies Record<keyof Model, Column>`). The default layout's
+ * DDL is frozen migration text (`migrations.ts`); the partitioned layout's tables are derived
+ * from these tables (`partitioned-layout.ts`), and a test checks both against them.
  */
 
 /** A column's SQL type and how values cross the driver boundary. */
@@ -54,7 +55,18 @@ export interface Codec {
 /** One stored field: its column name (a plain snake_case identifier) and codec. */
 export interface Column extends Codec {
   readonly name: string;
+  /** The column's `DEFAULT`, an SQL constant (`false`); a `jsonb` column's is its `empty`. */
+  readonly default?: string;
+  /** A stored generated column's expression (`GENERATED ALWAYS AS (…) STORED`). */
+  readonly generated?: string;
+  /** The sequence (in the store's schema) whose `nextval` is the column's default. */
+  readonly sequence?: string;
+  /** The migration that adds the column, when not version 1 (it adds it to both layouts). */
+  readonly since?: number;
 }
+
+/** What a column's DDL says beside its type: default, generation, the step that adds it. */
+type Ddl = Pick<Column, "default" | "generated" | "sequence" | "since">;
 
 const id = {
   type: "text",
@@ -101,10 +113,11 @@ const nullableJsonb = {
 /** float8, not pgvector's float4 `vector`, so embeddings round-trip exactly. */
 const float8Array = { type: "double precision[]", nullable: true } as const;
 
-function column(name: string, codec: Codec): Column {
+function column(name: string, codec: Codec, ddl: Ddl = {}): Column {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`column name ${name} is not plain`);
-  return { name, ...codec };
+  return { name, ...codec, ...ddl };
 }
+const isFalse = { default: "false" } as const;
 
 /** `conversations`: `lastActivityAt` is a generated column, read but never written. */
 export const CONVERSATION_COLUMNS = {
@@ -114,13 +127,15 @@ export const CONVERSATION_COLUMNS = {
   agentId: column("agent_id", nullableId),
   title: column("title", nullableText),
   description: column("description", nullableText),
-  status: column("status", text),
+  status: column("status", text, { default: "'active'::text" }),
   createdAt: column("created_at", bigint),
   updatedAt: column("updated_at", bigint),
   deletedAt: column("deleted_at", nullableBigint),
   tags: column("tags", jsonbList),
   metadata: column("metadata", jsonbObject),
-  lastActivityAt: column("last_activity_at", bigint),
+  lastActivityAt: column("last_activity_at", bigint, {
+    generated: "GREATEST(updated_at, COALESCE(last_message_at, updated_at))",
+  }),
 } satisfies Record<keyof Conversation, Column>;
 
 /** `messages`. */
@@ -134,15 +149,15 @@ export const MESSAGE_COLUMNS = {
   enhancedMessage: column("enhanced_message", nullableText),
   explicitContext: column("explicit_context", nullableText),
   episodeId: column("episode_id", nullableId),
-  isFlagged: column("is_flagged", boolean),
-  isContinuation: column("is_continuation", boolean),
+  isFlagged: column("is_flagged", boolean, isFalse),
+  isContinuation: column("is_continuation", boolean, isFalse),
   invokedFlows: column("invoked_flows", jsonbList),
   invokedTools: column("invoked_tools", jsonbList),
   reasoningSteps: column("reasoning_steps", jsonbList),
   entities: column("entities", jsonbList),
   intent: column("intent", nullableText),
   sentiment: column("sentiment", nullableText),
-  sentimentScore: column("sentiment_score", float8),
+  sentimentScore: column("sentiment_score", float8, { default: "0" }),
   timestamp: column("timestamp", bigint),
   toolCalls: column("tool_calls", jsonbList),
   toolCallId: column("tool_call_id", nullableId),
@@ -182,10 +197,10 @@ export const TURN_TRACE_COLUMNS = {
 export const STORE_COLUMNS = {
   conversations: [column("last_message_at", nullableBigint)],
   messages: [
-    column("seq", bigint),
-    // Generated from `embedding` (migration 2), for search.
-    column("embedding_dims", { type: "integer", nullable: true }),
-    column("embedding_norm", { type: "double precision", nullable: true }),
+    column("seq", bigint, { sequence: "messages_seq" }),
+    // Generated from `embedding` by migration 2, for search.
+    column("embedding_dims", { type: "integer", nullable: true }, { since: 2 }),
+    column("embedding_norm", { type: "double precision", nullable: true }, { since: 2 }),
   ],
   turn_traces: [],
 } as const satisfies Record<string, readonly Column[]>;

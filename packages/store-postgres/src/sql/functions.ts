@@ -1,18 +1,12 @@
 import { createHash } from "node:crypto";
-import {
-  columnList,
-  fieldNames,
-  parameterDefinitions,
-  parameterNames,
-  recordDefinition,
-  recordFields,
-  setList,
-} from "./column-lists.js";
-import { CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
+import { CONVERSATION_WRITE, MESSAGE } from "./columns.js";
+import { findMovedMessage, lockId, lockIds, raiseMoved } from "./id-locks.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { quoteLiteral } from "./quote.js";
-import { raiseRule, SQLSTATE_MISSING_CONVERSATION, SQLSTATE_MOVED_MESSAGE } from "./sqlstates.js";
+import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
 import { putTurnTraces } from "./trace-batch-function.js";
+import { conflictTarget, putTurnTrace } from "./trace-function.js";
 
 /**
  * The SQL functions behind the writes that need more than one statement's worth of logic but
@@ -25,6 +19,15 @@ import { putTurnTraces } from "./trace-batch-function.js";
  *
  * Messages travel as the model's own JSON (`JSON.stringify` of the records core validated) and
  * are read with `jsonb_to_record(set)` keyed by the model's field names.
+ *
+ * Each function is generated for a layout: `partitioned` adds the id locks and lookups that keep
+ * ids unique across conversations (`id-locks.ts`), names the partitioned keys as conflict
+ * targets, and plans the single-record functions' statements once per session (`plan_cache_mode
+ * = force_generic_plan`, pruning partitions at run time): PostgreSQL's plan cache would otherwise
+ * keep re-planning them over the partitions on every call (turns and traces 1.5–2× slower in the
+ * bench's `scale` command). The batch's are planned with their values on every call
+ * (`force_custom_plan`, whatever the role sets): its conversations travel as an array, which
+ * prunes only at plan time. The default layout's text does not change with it.
  */
 
 /** Which rule a message `x` of conversation `c` (with its stored version `m`) breaks, or NULL. */
@@ -55,16 +58,28 @@ const MESSAGE_SET = {
  * order; `ensure` (or NULL) is a conversation created first unless it exists. Resolves to
  * `[[id, tenantId, embedding is null], …]` as stored.
  */
-function putMessages(s: string): string {
+function putMessages(s: string, partitioned: boolean): string {
+  // The partitioned layout locks the batch's ids, and refuses one stored in another
+  // conversation before anything is written; the rules then only read the batch's own partitions,
+  // which the conversations' ids name for the planner (`within`, pruning the others).
+  const within = (column: string) => (partitioned ? ` AND ${column} = ANY (conv_ids)` : "");
+  const ids = partitioned
+    ? `
+  ${lockIds(s, "messages", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
+  ${findMovedMessage(s)}
+  IF FOUND THEN
+    ${raiseMoved("bad.id", "bad.conversation_id", "bad.current")}
+  END IF;`
+    : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_ensure jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_custom_plan" : ""} AS $fn$
 DECLARE
   conv_ids text[];
   conv_ts bigint[];
   locked bigint;
   written bigint;
   stored jsonb;
-  bad record;
+  bad record;${partitioned ? "\n  h integer;" : ""}
 BEGIN
   IF p_ensure IS NOT NULL THEN
     INSERT INTO ${s}.conversations (
@@ -93,12 +108,12 @@ BEGIN
      LIMIT 1;
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;
-  END IF;
+  END IF;${ids}
   SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
     FROM jsonb_to_recordset(p_batch)
          AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
-    JOIN ${s}.conversations c ON c.id = x."conversationId"
-    LEFT JOIN ${s}.messages m ON m.id = x.id
+    JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
+    LEFT JOIN ${s}.messages m ON m.id = x.id${partitioned ? ` AND m.conversation_id = x."conversationId"${within("m.conversation_id")}` : ""}
    WHERE ${MESSAGE_RULE} IS NOT NULL
    LIMIT 1;
   IF FOUND THEN
@@ -112,9 +127,9 @@ BEGIN
              ${recordDefinition(MESSAGE, "             ")}))
            WITH ORDINALITY AS x(
              ${fieldNames(MESSAGE, "             ")}, ord)
-      JOIN ${s}.conversations c ON c.id = x."conversationId"
+      JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
      ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
-    ON CONFLICT (id) DO UPDATE SET
+    ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
       ${setList(MESSAGE, "      ", MESSAGE_SET)}
     WHERE m.conversation_id = EXCLUDED.conversation_id
     RETURNING m.id, m.tenant_id, m.embedding IS NULL AS no_embedding
@@ -122,19 +137,12 @@ BEGIN
   SELECT count(*), coalesce(jsonb_agg(jsonb_build_array(w.id, w.tenant_id, w.no_embedding)), '[]')
     INTO written, stored FROM w;
   IF written < jsonb_array_length(p_batch) THEN
-    SELECT x.id, x."conversationId" AS conversation_id, m.conversation_id AS current INTO bad
-      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
-      JOIN ${s}.messages m ON m.id = x.id
-     WHERE m.conversation_id <> x."conversationId"
-     LIMIT 1;
-    RAISE EXCEPTION 'message cannot move to another conversation'
-      USING ERRCODE = '${SQLSTATE_MOVED_MESSAGE}',
-      DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id,
-                                  'current', bad.current)::text;
+    ${findMovedMessage(s)}
+    ${raiseMoved("bad.id", "bad.conversation_id", "bad.current")}
   END IF;
   UPDATE ${s}.conversations c SET last_message_at = u.ts
     FROM unnest(conv_ids, conv_ts) AS u(id, ts)
-   WHERE c.id = u.id AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+   WHERE c.id = u.id${within("c.id")} AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
   RETURN stored;
 END
 $fn$;`;
@@ -144,15 +152,27 @@ $fn$;`;
  * `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or
  * aggregate; resolves like `ms_put_messages`.
  */
-function putMessage(s: string): string {
+function putMessage(s: string, partitioned: boolean): string {
+  // The partitioned layout locks the id, reads the stored message in its own partition and, only
+  // when it is not there, looks for it in the others (found: it would move).
+  const own = partitioned ? ' AND m0.conversation_id = x."conversationId"' : "";
+  const elsewhere = partitioned
+    ? `
+  IF NOT FOUND THEN
+    SELECT m0.conversation_id INTO moved_from FROM ${s}.messages m0 WHERE m0.id = x.id LIMIT 1;
+    IF FOUND THEN
+      ${raiseMoved("x.id", 'x."conversationId"', "moved_from")}
+    END IF;
+  END IF;`
+    : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
 DECLARE
   x record;
   conv record;
   old record;
   rule text;
-  stored jsonb;
+  stored jsonb;${partitioned ? "\n  moved_from text;" : ""}
 BEGIN
   SELECT * INTO x FROM jsonb_to_record(p_message) AS r(
     ${recordDefinition(MESSAGE, "    ")});
@@ -162,9 +182,9 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
-  END IF;
+  END IF;${partitioned ? `\n  ${lockId(s, "messages", "x.id")}` : ""}
   SELECT m0.id, m0.conversation_id, m0.deleted_at INTO old
-    FROM ${s}.messages m0 WHERE m0.id = x.id;
+    FROM ${s}.messages m0 WHERE m0.id = x.id${own};${elsewhere}
   rule := ${messageRule("x", "conv", "old")};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
@@ -173,81 +193,17 @@ BEGIN
     ${columnList(MESSAGE, "", "    ")})
   VALUES (
     ${recordFields(MESSAGE, "x", "    ", { tenantId: "conv.tenant_id" })})
-  ON CONFLICT (id) DO UPDATE SET
+  ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
     ${setList(MESSAGE, "    ", MESSAGE_SET)}
   WHERE m.conversation_id = EXCLUDED.conversation_id
   RETURNING jsonb_build_array(jsonb_build_array(m.id, m.tenant_id, m.embedding IS NULL)) INTO stored;
   IF NOT FOUND THEN
-    RAISE EXCEPTION 'message cannot move to another conversation'
-      USING ERRCODE = '${SQLSTATE_MOVED_MESSAGE}',
-      DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId",
-                                  'current', old.conversation_id)::text;
+    ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
   END IF;
   UPDATE ${s}.conversations c0 SET last_message_at = x."timestamp"
    WHERE c0.id = x."conversationId"
      AND (c0.last_message_at IS NULL OR c0.last_message_at < x."timestamp");
   RETURN stored;
-END
-$fn$;`;
-}
-
-/**
- * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column. It
- * writes only if the message exists in the trace's conversation and reports what it found, so a
- * refusal costs no second query; the unique `message_id` still raises 23505. `userId` and
- * `tenantId` are the conversation's (NULL filled, another one refused), and a trace never moves
- * to another message nor changes `deletedAt` through an upsert.
- */
-function putTurnTrace(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_trace(
-  ${parameterDefinitions(TURN_TRACE)},
-  OUT message_conversation_id text, OUT written bigint,
-  OUT stored_user_id text, OUT stored_tenant_id text)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  target record;
-  old record;
-  rule text;
-BEGIN
-  -- The conversation lock orders this write after a concurrent soft delete or restore.
-  SELECT m.conversation_id, m.deleted_at, c.user_id, c.tenant_id INTO target
-    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_message_id
-     FOR NO KEY UPDATE OF c;
-  message_conversation_id := target.conversation_id;
-  -- Refused (nothing written) when the message is missing or in another conversation; the
-  -- caller reports which from message_conversation_id.
-  IF message_conversation_id IS DISTINCT FROM p_conversation_id THEN
-    written := 0;
-    RETURN;
-  END IF;
-  SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id;
-  rule := CASE
-    WHEN (p_user_id IS NOT NULL AND p_user_id <> target.user_id)
-      OR (p_tenant_id IS NOT NULL AND p_tenant_id IS DISTINCT FROM target.tenant_id) THEN 'trace_owner'
-    WHEN old.message_id IS NOT NULL AND old.message_id <> p_message_id THEN 'trace_moved'
-    WHEN old.message_id IS NOT NULL AND old.deleted_at IS DISTINCT FROM p_deleted_at
-      THEN 'trace_deleted_at'
-    WHEN old.message_id IS NULL AND target.deleted_at IS NOT NULL AND p_deleted_at IS NULL
-      THEN 'message_deleted'
-  END;
-  IF rule IS NOT NULL THEN
-    ${raiseRule("rule", { trace: "p_id", message: "p_message_id" })}
-  END IF;
-  stored_user_id := coalesce(p_user_id, target.user_id);
-  stored_tenant_id := coalesce(p_tenant_id, target.tenant_id);
-  INSERT INTO ${s}.turn_traces AS t (
-    ${columnList(TURN_TRACE, "", "    ")})
-  VALUES (
-    ${parameterNames(TURN_TRACE, "    ", { user_id: "stored_user_id", tenant_id: "stored_tenant_id" })})
-  ON CONFLICT (id) DO UPDATE SET
-    ${setList(TURN_TRACE, "    ")}
-  -- A trace created at once on another message (another conversation's lock) is not taken over.
-  WHERE t.message_id = EXCLUDED.message_id;
-  IF NOT FOUND THEN
-    ${raiseRule("'trace_moved'", { trace: "p_id", message: "p_message_id" })}
-  END IF;
-  written := 1;
 END
 $fn$;`;
 }
@@ -280,24 +236,28 @@ END
 $drop$;`;
 }
 
-/** Every function's `CREATE OR REPLACE` for a schema (a quoted identifier), as one script. */
-export function functionsSql(schema: string): string {
-  return [
+/**
+ * Every function's `CREATE OR REPLACE` for a schema (a quoted identifier) of a layout, as one
+ * script.
+ */
+export function functionsSql(schema: string, partitioned = false): string {
+  const functions: ((s: string, partitioned: boolean) => string)[] = [
     dropFunctions,
     putMessages,
     putMessage,
     putTurnTrace,
     putTurnTraces,
     ...lifecycleFunctions,
-  ]
-    .map((f) => f(schema))
-    .join("\n\n");
+  ];
+  return functions.map((f) => f(schema, partitioned)).join("\n\n");
 }
 
 /**
  * What the migrations table records for the installed functions: a SHA-256 of their script with
- * a placeholder for the schema, so one package version has one checksum in every schema.
+ * a placeholder for the schema, so one package version has one checksum per layout in every
+ * schema.
  */
-export function functionsChecksum(): string {
-  return `sha256:${createHash("sha256").update(functionsSql("$schema")).digest("hex")}`;
+export function functionsChecksum(partitioned = false): string {
+  const script = functionsSql("$schema", partitioned);
+  return `sha256:${createHash("sha256").update(script).digest("hex")}`;
 }

@@ -1,4 +1,4 @@
-import { quoteIdent, quoteLiteral } from "./quote.js";
+import { quoteLiteral } from "./quote.js";
 import { SAFE_MAGNITUDE } from "./search-queries.js";
 
 /**
@@ -281,39 +281,3 @@ $migration$;
 
 /** The schema version this package writes and reads. */
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-
-/** SQL the migration runner sends, for one schema. */
-export function migrationSql(schema: string) {
-  const s = quoteIdent(schema);
-  const table = `${s}.${MIGRATIONS_TABLE}`;
-  return {
-    /** Server facts checked before anything else, plus whether the migrations table exists. */
-    probe: {
-      text: `SELECT current_setting('server_version_num')::int AS server_version,
-       current_setting('extra_float_digits')::int AS extra_float_digits,
-       to_regclass($1) IS NOT NULL AS has_migrations`,
-      values: [table],
-    },
-    /** Applied versions, and the checksum of the functions installed (on the newest row). */
-    state: `SELECT version, functions_checksum FROM ${table} ORDER BY version`,
-    /** Serialises migrations of this schema across processes until the transaction ends. */
-    lock: {
-      text: "SELECT pg_advisory_xact_lock(hashtext($1))",
-      values: [`@message-store/postgres:migrate:${schema}`],
-    },
-    createBase: `CREATE SCHEMA IF NOT EXISTS ${s};
-CREATE TABLE IF NOT EXISTS ${table} (
-  version integer PRIMARY KEY,
-  name text NOT NULL,
-  applied_at timestamptz NOT NULL DEFAULT now(),
-  functions_checksum text
-);`,
-    record: `INSERT INTO ${table} (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING`,
-    recordFunctions: `UPDATE ${table} SET functions_checksum = $1
- WHERE version = (SELECT max(version) FROM ${table})`,
-    step: (m: Migration) => m.sql(s),
-    begin: "BEGIN",
-    commit: "COMMIT",
-    rollback: "ROLLBACK",
-  };
-}

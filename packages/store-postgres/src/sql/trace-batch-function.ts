@@ -1,6 +1,8 @@
 import { columnList, recordDefinition, recordFields, setList } from "./column-lists.js";
 import { TURN_TRACE } from "./columns.js";
+import { lockIds } from "./id-locks.js";
 import { raiseRule } from "./sqlstates.js";
+import { conflictTarget } from "./trace-function.js";
 
 /**
  * `ms_put_turn_traces(batch jsonb)`: `storeTurnTraces` in one statement (issue #17: a migration
@@ -16,13 +18,12 @@ import { raiseRule } from "./sqlstates.js";
  * `{"stored": [[id, userId, tenantId], …]}`. Ownership and soft-delete rules raise MS003 like
  * the single-trace function; a second trace for a message raises 23505 on the unique
  * `message_id`.
+ *
+ * In the partitioned layout (`partitioned`) it locks the batch's trace ids (`id-locks.ts`)
+ * before the rules look for them in every partition, reads each message in its trace's
+ * conversation (another partition only to say where a refused trace's message is), and upserts
+ * on the partitioned key.
  */
-
-/**
- * The upsert's conflict target: the key a trace is found by. One constant, so that a layout
- * with another key (a partitioned table's composite key) changes one line.
- */
-export const TRACE_CONFLICT_TARGET = "(id)";
 
 /** The rule the batch's trace `x` (message `m`, conversation `c`, stored trace `o`) breaks, or NULL. */
 const TRACE_RULE = `CASE
@@ -36,13 +37,22 @@ const TRACE_RULE = `CASE
     END`;
 
 /** The function's `CREATE OR REPLACE` for a schema (a quoted identifier). */
-export function putTurnTraces(s: string): string {
+export function putTurnTraces(s: string, partitioned: boolean): string {
+  const own = partitioned ? ' AND m.conversation_id = x."conversationId"' : "";
+  // Where a refused trace's message is: in the default layout, the join found it.
+  const found = partitioned
+    ? `(SELECT m2.conversation_id FROM ${s}.messages m2 WHERE m2.id = x."messageId" LIMIT 1)`
+    : "m.conversation_id";
+  const ids = partitioned
+    ? `
+  ${lockIds(s, "turn_traces", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}`
+    : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_traces(p_batch jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $fn$
 DECLARE
   bad record;
   written bigint;
-  stored jsonb;
+  stored jsonb;${partitioned ? "\n  h integer;" : ""}
 BEGIN
   -- Lock the conversations in one order (as ms_put_messages does), so concurrent batches queue
   -- instead of deadlocking and a soft delete or restore waits until this statement ends.
@@ -51,13 +61,13 @@ BEGIN
      WHERE c.id IN (SELECT x."conversationId"
                       FROM jsonb_to_recordset(p_batch) AS x("conversationId" text))
      ORDER BY c.id FOR NO KEY UPDATE
-  ) l;
+  ) l;${ids}
   -- The first trace (in array order) whose message is missing or in another conversation.
-  SELECT x.id, x."messageId" AS message_id, m.conversation_id AS found INTO bad
+  SELECT x.id, x."messageId" AS message_id, ${found} AS found INTO bad
     FROM ROWS FROM (jsonb_to_recordset(p_batch)
          AS (id text, "messageId" text, "conversationId" text))
          WITH ORDINALITY AS x(id, "messageId", "conversationId", ord)
-    LEFT JOIN ${s}.messages m ON m.id = x."messageId"
+    LEFT JOIN ${s}.messages m ON m.id = x."messageId"${own}
    WHERE m.conversation_id IS DISTINCT FROM x."conversationId"
    ORDER BY x.ord LIMIT 1;
   IF FOUND THEN
@@ -70,7 +80,7 @@ BEGIN
              "tenantId" text, "deletedAt" bigint))
          WITH ORDINALITY AS x(id, "messageId", "conversationId", "userId", "tenantId",
                               "deletedAt", ord)
-    JOIN ${s}.messages m ON m.id = x."messageId"
+    JOIN ${s}.messages m ON m.id = x."messageId"${own}
     JOIN ${s}.conversations c ON c.id = m.conversation_id
     LEFT JOIN ${s}.turn_traces o ON o.id = x.id
    WHERE ${TRACE_RULE} IS NOT NULL
@@ -88,7 +98,7 @@ BEGIN
       FROM jsonb_to_recordset(p_batch) AS x(
            ${recordDefinition(TURN_TRACE, "           ")})
       JOIN ${s}.conversations c ON c.id = x."conversationId"
-    ON CONFLICT ${TRACE_CONFLICT_TARGET} DO UPDATE SET
+    ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
       ${setList(TURN_TRACE, "      ")}
     -- A trace created at once on another message (another conversation's lock) is not taken over.
     WHERE t.message_id = EXCLUDED.message_id
