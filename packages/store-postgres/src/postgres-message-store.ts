@@ -42,8 +42,8 @@ import { applySchema, packagePlan } from "./migrate.js";
 import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
   asStored,
+  batchParam,
   conversationParams,
-  messageBatchParam,
   messageParam,
   type StoredFacts,
   toUsageSums,
@@ -55,7 +55,7 @@ import { textSearchStatement } from "./sql/text-search-queries.js";
 import { StoreIo } from "./store-io.js";
 import type { PostgresStoreOptions } from "./store-options.js";
 import { toTextSearchHits } from "./text-search-hits.js";
-import { putTurnTracesStatement, storedTraces } from "./trace-batch.js";
+import { putTurnTracesStatement, storedTraces, traceRefused } from "./trace-batch.js";
 
 export type { PostgresStoreOptions } from "./store-options.js";
 
@@ -228,10 +228,7 @@ export class PostgresMessageStore extends MessageStore {
     const [row] = await this.#io.written(
       messages.length === 1 && !ensure
         ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
-        : stmt(this.#q.putMessages, [
-            messageBatchParam(messages),
-            ensure ? toJsonParam(ensure) : null,
-          ]),
+        : stmt(this.#q.putMessages, [batchParam(messages), ensure ? toJsonParam(ensure) : null]),
     );
     // The batch is stored as given (the codec is lossless) but for what the function reports:
     // the conversation's tenant and cleared stale embeddings. Reading it back would cost a
@@ -303,11 +300,7 @@ export class PostgresMessageStore extends MessageStore {
         tenantId: decodeNullable(row!.stored_tenant_id as string | null),
       };
     }
-    const why =
-      found === null || found === undefined
-        ? `message ${JSON.stringify(trace.messageId)} does not exist`
-        : `message ${JSON.stringify(trace.messageId)} belongs to another conversation than ${JSON.stringify(trace.conversationId)}`;
-    throw new IntegrityError(`cannot store turn trace ${JSON.stringify(trace.id)}: ${why}`);
+    throw traceRefused(trace, found ?? null);
   }
 
   /** One statement for the whole batch (`ms_put_turn_traces`), all or nothing. */

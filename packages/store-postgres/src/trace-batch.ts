@@ -1,5 +1,5 @@
 import { IntegrityError, type TurnTrace } from "@message-store/core";
-import { toJsonParam } from "./nul-codec.js";
+import { batchParam } from "./row-mapping.js";
 import type { Statement } from "./sql/params.js";
 import { quoteIdent } from "./sql/quote.js";
 
@@ -10,13 +10,26 @@ import { quoteIdent } from "./sql/quote.js";
 
 /** The statement for a batch of validated traces in the store's schema. */
 export function putTurnTracesStatement(schema: string, traces: readonly TurnTrace[]): Statement {
-  // Copied with push: core's array may be holey, which JSON.stringify serialises more slowly.
-  const rows: TurnTrace[] = [];
-  for (const t of traces) rows.push(t);
   return {
     text: `SELECT ${quoteIdent(schema)}.ms_put_turn_traces($1::jsonb) AS result`,
-    values: [toJsonParam(rows)],
+    values: [batchParam(traces)],
   };
+}
+
+/**
+ * The `IntegrityError` of a trace refused because its message is missing (`found` null) or in
+ * the conversation `found` instead of the trace's: worded alike for one trace and a batch.
+ */
+export function traceRefused(
+  trace: Pick<TurnTrace, "id" | "messageId" | "conversationId">,
+  found: string | null,
+): IntegrityError {
+  const q = (id: string) => JSON.stringify(id);
+  const why =
+    found === null
+      ? `message ${q(trace.messageId)} does not exist`
+      : `message ${q(trace.messageId)} belongs to another conversation than ${q(trace.conversationId)}`;
+  return new IntegrityError(`cannot store turn trace ${q(trace.id)}: ${why}`);
 }
 
 type Result =
@@ -31,14 +44,8 @@ export function storedTraces(traces: readonly TurnTrace[], result: unknown): Tur
   const r = result as Result;
   if ("refused" in r) {
     const { trace, message, found } = r.refused;
-    const q = (id: string) => JSON.stringify(id);
-    const why =
-      found === null
-        ? `message ${q(message)} does not exist`
-        : `message ${q(message)} belongs to another conversation than ${q(
-            traces.find((t) => t.id === trace)?.conversationId ?? "?",
-          )}`;
-    throw new IntegrityError(`cannot store turn trace ${q(trace)}: ${why}`);
+    const conversationId = traces.find((t) => t.id === trace)?.conversationId ?? "?";
+    throw traceRefused({ id: trace, messageId: message, conversationId }, found);
   }
   const owners = new Map<string, [string | null, string | null]>();
   // The jsonb result arrives with the NUL escape already undone (`column-types.ts`).

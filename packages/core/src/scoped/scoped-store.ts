@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_CONTEXT } from "../canonical/input-fast-paths.js";
+import { MAX_BATCH, MAX_CONTEXT } from "../canonical/input-fast-paths.js";
 import { requireCapability } from "../capabilities.js";
 import { NotFoundError, StoreClosedError } from "../errors.js";
 import type { MessageStoreApi, StoreCapabilities } from "../message-store-api.js";
@@ -269,7 +269,9 @@ export class ScopedStore implements MessageStoreApi {
 
   /** One by one through {@link storeTurnTrace}, so each refusal is answered as the view's own. */
   async storeTurnTraces(traces: TurnTraceInput[]): Promise<TurnTrace[]> {
-    const records = this.#parse(TurnTraceSchema.array(), traces, "turn traces");
+    // The store's batch limit, although the view writes one by one: a view refuses what the
+    // store would.
+    const records = this.#parse(TurnTraceSchema.array().max(MAX_BATCH), traces, "turn traces");
     rejectDuplicateIds(records, "turn traces", this.#adapter);
     const stored: TurnTrace[] = [];
     for (const trace of records) stored.push(await this.storeTurnTrace(trace));

@@ -2,7 +2,7 @@ import { columnList, recordDefinition, recordFields, setList } from "./column-li
 import { TURN_TRACE } from "./columns.js";
 import { lockIds } from "./id-locks.js";
 import { raiseRule } from "./sqlstates.js";
-import { conflictTarget } from "./trace-function.js";
+import { conflictTarget, traceRule } from "./trace-function.js";
 
 /**
  * `ms_put_turn_traces(batch jsonb)`: `storeTurnTraces` in one statement (issue #17: a migration
@@ -26,15 +26,17 @@ import { conflictTarget } from "./trace-function.js";
  */
 
 /** The rule the batch's trace `x` (message `m`, conversation `c`, stored trace `o`) breaks, or NULL. */
-const TRACE_RULE = `CASE
-      WHEN (x."userId" IS NOT NULL AND x."userId" <> c.user_id)
-        OR (x."tenantId" IS NOT NULL AND x."tenantId" IS DISTINCT FROM c.tenant_id) THEN 'trace_owner'
-      WHEN o.message_id IS NOT NULL AND o.message_id <> x."messageId" THEN 'trace_moved'
-      WHEN o.message_id IS NOT NULL AND o.deleted_at IS DISTINCT FROM x."deletedAt"
-        THEN 'trace_deleted_at'
-      WHEN o.message_id IS NULL AND m.deleted_at IS NOT NULL AND x."deletedAt" IS NULL
-        THEN 'message_deleted'
-    END`;
+const TRACE_RULE = traceRule({
+  userId: 'x."userId"',
+  tenantId: 'x."tenantId"',
+  messageId: 'x."messageId"',
+  deletedAt: 'x."deletedAt"',
+  ownerUserId: "c.user_id",
+  ownerTenantId: "c.tenant_id",
+  messageDeletedAt: "m.deleted_at",
+  storedMessageId: "o.message_id",
+  storedDeletedAt: "o.deleted_at",
+});
 
 /** The function's `CREATE OR REPLACE` for a schema (a quoted identifier). */
 export function putTurnTraces(s: string, partitioned: boolean): string {

@@ -8,6 +8,40 @@ export function conflictTarget(partitioned: boolean): string {
   return partitioned ? "(id, conversation_id)" : "(id)";
 }
 
+/** SQL expressions a trace's rule check reads (see {@link traceRule}). */
+export interface TraceRuleInputs {
+  /** The incoming trace's fields. */
+  userId: string;
+  tenantId: string;
+  messageId: string;
+  deletedAt: string;
+  /** Its conversation's owner. */
+  ownerUserId: string;
+  ownerTenantId: string;
+  /** Its message's `deleted_at`. */
+  messageDeletedAt: string;
+  /** The trace as stored under the same id (NULLs when it is new). */
+  storedMessageId: string;
+  storedDeletedAt: string;
+}
+
+/**
+ * The ownership and soft-delete rule a trace write breaks (`'trace_owner'`, `'trace_moved'`,
+ * `'trace_deleted_at'`, `'message_deleted'`; see `RULE_TEXT` in errors.ts), or NULL: one CASE
+ * for the single-trace and the batch function.
+ */
+export function traceRule(r: TraceRuleInputs): string {
+  return `CASE
+    WHEN (${r.userId} IS NOT NULL AND ${r.userId} <> ${r.ownerUserId})
+      OR (${r.tenantId} IS NOT NULL AND ${r.tenantId} IS DISTINCT FROM ${r.ownerTenantId}) THEN 'trace_owner'
+    WHEN ${r.storedMessageId} IS NOT NULL AND ${r.storedMessageId} <> ${r.messageId} THEN 'trace_moved'
+    WHEN ${r.storedMessageId} IS NOT NULL AND ${r.storedDeletedAt} IS DISTINCT FROM ${r.deletedAt}
+      THEN 'trace_deleted_at'
+    WHEN ${r.storedMessageId} IS NULL AND ${r.messageDeletedAt} IS NOT NULL AND ${r.deletedAt} IS NULL
+      THEN 'message_deleted'
+  END`;
+}
+
 /**
  * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column. It
  * writes only if the message exists in the trace's conversation and reports what it found, so a
@@ -58,15 +92,17 @@ BEGIN
       : ""
   }
   SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
-  rule := CASE
-    WHEN (p_user_id IS NOT NULL AND p_user_id <> target.user_id)
-      OR (p_tenant_id IS NOT NULL AND p_tenant_id IS DISTINCT FROM target.tenant_id) THEN 'trace_owner'
-    WHEN old.message_id IS NOT NULL AND old.message_id <> p_message_id THEN 'trace_moved'
-    WHEN old.message_id IS NOT NULL AND old.deleted_at IS DISTINCT FROM p_deleted_at
-      THEN 'trace_deleted_at'
-    WHEN old.message_id IS NULL AND target.deleted_at IS NOT NULL AND p_deleted_at IS NULL
-      THEN 'message_deleted'
-  END;
+  rule := ${traceRule({
+    userId: "p_user_id",
+    tenantId: "p_tenant_id",
+    messageId: "p_message_id",
+    deletedAt: "p_deleted_at",
+    ownerUserId: "target.user_id",
+    ownerTenantId: "target.tenant_id",
+    messageDeletedAt: "target.deleted_at",
+    storedMessageId: "old.message_id",
+    storedDeletedAt: "old.deleted_at",
+  })};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", { trace: "p_id", message: "p_message_id" })}
   END IF;
