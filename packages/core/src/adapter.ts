@@ -1,7 +1,8 @@
 /**
- * `@message-store/core/adapter`: what only adapter authors need. Extend `MessageStore` (from the
- * root export) and implement the hooks of {@link MessageStoreHooks}; register the adapter with
- * {@link registerStorage}; reuse the checks and helpers below so every adapter behaves alike.
+ * `@message-store/core/adapter`: what only adapter authors need. Implement a
+ * {@link MessageStoreDriver}, open stores as `new MessageStore(driver)` (from the root export),
+ * register the adapter with {@link registerStorage}; reuse the checks and helpers below so every
+ * adapter behaves alike.
  * See `ADAPTERS.md` in this package for the guide.
  * @packageDocumentation
  */
@@ -23,12 +24,6 @@ export type { FieldCheck } from "./canonical/canonical-object.js";
 export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
 export { parseConfig } from "./factory/parse-config.js";
 export { registerStorage, type StorageAdapter } from "./factory/register-storage.js";
-export {
-  MessageStoreHooks,
-  type ReadRequest,
-  type SequencedMessage,
-  type StoreMessagesOptions,
-} from "./message-store-hooks.js";
 export { CONVERSATION_FIELDS, CONVERSATION_READ_FIELDS } from "./models/conversation.js";
 export { type FieldKind, kindOf, kindsOf, type ModelKinds } from "./models/field-kind.js";
 export { findJsonProblem } from "./models/json.js";
@@ -50,4 +45,20 @@ export {
 export { type PageRequest, sliceAfter } from "./paging/page-request.js";
 export { redactSecrets } from "./redact.js";
 export { containsFolded, foldAscii } from "./search/text-match.js";
+export {
+  type ByIdRequest,
+  type ConversationPageRequest,
+  DRIVER_OPERATIONS,
+  type DriverOperation,
+  type DriverRequest,
+  type MessageStoreDriver,
+  OPTIONAL_OPERATIONS,
+  type ReadByIdRequest,
+  type RequestOf,
+  type ResultOf,
+  type SequencedMessage,
+  type TraceFilter,
+} from "./store/driver.js";
+export { ownerRefusal, type RecordKind } from "./store/owner-refusal.js";
+export { inScope, type Owned } from "./store/scope.js";
 export { parseId, parseInput } from "./validation.js";

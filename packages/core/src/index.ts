@@ -49,8 +49,8 @@ export type {
   StorageName,
   StoreConfig,
 } from "./factory/storage-config-map.js";
-export { MessageStore } from "./message-store.js";
-export type { MessageStoreApi, StoreCapabilities } from "./message-store-api.js";
+export { MessageStore } from "./store/message-store.js";
+export type { MessageStoreApi, StoreCapabilities } from "./store/message-store-api.js";
 export {
   type Conversation,
   type ConversationInput,

@@ -1,4 +1,4 @@
-import type { MessageStoreApi } from "../message-store-api.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 import type { MessageRole } from "../models/message.js";
 
 /** The name of the tool the compression hint tells the model to call. */

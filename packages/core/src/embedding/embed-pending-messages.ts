@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import type { MessageStoreApi } from "../message-store-api.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 import { EmbeddingSchema, type MessageRole } from "../models/message.js";
 
 /** Turns texts into vectors, one per text, in order (an AI SDK `embedMany` call fits). */

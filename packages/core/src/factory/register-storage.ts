@@ -1,4 +1,4 @@
-import type { MessageStore } from "../message-store.js";
+import type { MessageStore } from "../store/message-store.js";
 import {
   type StorageAdapter as AnyStorageAdapter,
   registerStorageAdapter,

@@ -1,4 +1,4 @@
-import type { MessageStoreApi } from "../message-store-api.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 import type { Conversation } from "../models/conversation.js";
 
 /** Who a conversation belongs to, and what it gets when {@link ensureConversation} creates it. */

@@ -1,9 +1,11 @@
-import { UnsupportedOperationError } from "./errors.js";
+import { UnsupportedOperationError } from "../errors.js";
 import type { StoreCapabilities } from "./message-store-api.js";
 
-type Flag = Exclude<keyof StoreCapabilities, "semanticSearch">;
+/** The capabilities that gate operations (the others state guarantees). */
+export type GatingCapability = Exclude<keyof StoreCapabilities, "atomicTraceBatches">;
 
-const WHAT: Record<Flag, string> = {
+const WHAT: Record<GatingCapability, string> = {
+  semanticSearch: "semantic search",
   softDelete: "soft delete",
   tenants: "tenants",
   embeddingQueue: "the embedding queue",
@@ -13,7 +15,7 @@ const WHAT: Record<Flag, string> = {
 /** Throws `UnsupportedOperationError` (naming the adapter) unless the store declares `flag`. */
 export function requireCapability(
   capabilities: StoreCapabilities,
-  flag: Flag,
+  flag: GatingCapability,
   adapter: string,
 ): void {
   if (capabilities[flag] !== true) {

@@ -1,5 +1,5 @@
-import type { Conversation, ConversationInput } from "./models/conversation.js";
-import type { Message, MessageInput } from "./models/message.js";
+import type { Conversation, ConversationInput } from "../models/conversation.js";
+import type { Message, MessageInput } from "../models/message.js";
 import type {
   AgentTraceOptions,
   ContextOptions,
@@ -18,10 +18,10 @@ import type {
   TurnTraceQueryInput,
   UsageBucket,
   UsageQueryInput,
-} from "./models/queries.js";
-import type { EmbeddingUpdateInput, SessionOptions, SessionTurn } from "./models/session.js";
-import type { TextSearchHit, TextSearchQueryInput } from "./models/text-search.js";
-import type { TurnTrace, TurnTraceInput } from "./models/turn-trace.js";
+} from "../models/queries.js";
+import type { EmbeddingUpdateInput, SessionOptions, SessionTurn } from "../models/session.js";
+import type { TextSearchHit, TextSearchQueryInput } from "../models/text-search.js";
+import type { TurnTrace, TurnTraceInput } from "../models/turn-trace.js";
 
 /**
  * Optional capabilities; the conformance suite skips (visibly) what an adapter does not declare,
@@ -38,17 +38,21 @@ export interface StoreCapabilities {
    */
   readonly softDelete?: boolean;
   /**
-   * Tenants and the ownership rules: records carry `tenantId`, queries filter by it, `forTenant`
-   * works, and every write enforces the ownership and tenancy rules of {@link MessageStoreApi}
-   * inside the write. Without it, writes carrying a `tenantId`, `tenantId` filters and
-   * `forTenant` reject with `UnsupportedOperationError`, and `forUser` checks ownership with a
-   * read before each write.
+   * Tenants: records carry `tenantId`, queries filter by it and `forTenant` works. Without it,
+   * writes carrying a `tenantId`, `tenantId` filters and `forTenant` reject with
+   * `UnsupportedOperationError`. (The ownership rules of {@link MessageStoreApi} hold on every
+   * adapter, with or without tenants.)
    */
   readonly tenants?: boolean;
   /** `listPendingEmbeddings`, `setEmbeddings` (and so `embedPendingMessages`) are implemented. */
   readonly embeddingQueue?: boolean;
   /** `searchConversations` (text search over titles and message contents) is implemented. */
   readonly textSearch?: boolean;
+  /**
+   * A guarantee, not an operation: `storeTurnTraces` stores all or nothing. Without it, a batch
+   * refused at one trace keeps the traces before it (see {@link MessageStoreApi.storeTurnTraces}).
+   */
+  readonly atomicTraceBatches?: boolean;
 }
 
 /**
@@ -68,8 +72,8 @@ export interface StoreCapabilities {
  * - A lost or unreachable backend rejects with `ConnectionError`; every call after `close()`
  *   rejects with `StoreClosedError`.
  *
- * Ownership and tenancy, enforced atomically inside every write (`IntegrityError`, nothing
- * stored):
+ * Ownership and tenancy, enforced atomically inside every write on every adapter
+ * (`IntegrityError`, nothing stored):
  * - A conversation's `userId` and `tenantId` never change: an upsert with another value is an
  *   `IntegrityError`. So of two racing creates of one id by different users, one wins.
  * - A message's `userId` must equal its conversation's; its `tenantId`, if not `null`, too
@@ -227,11 +231,15 @@ export interface MessageStoreApi {
   ): Promise<Message[]>;
 
   /**
-   * Stores plain turns (`{ role, content, toolCalls?, … }`) in a conversation in one call: core
-   * makes each a message with a new UUID v7 id (unless the turn has one) and a timestamp after
-   * the conversation's newest message, strictly increasing in array order, and creates the
-   * conversation (with `userId`, `agentId`, `tenantId`, `title`) if it is missing, in the same
-   * write. Resolves to the stored messages in input order. Throws `IntegrityError` when the
+   * Stores plain turns (`{ role, content, toolCalls?, … }`) in a conversation in one atomic
+   * write: each becomes a message with a new UUID v7 id (unless the turn has one) and a timestamp
+   * after the conversation's newest activity (`max(now, lastActivityAt + 1)`, then `+ 1` per
+   * turn in array order), chosen inside the write, and the conversation (with `userId`,
+   * `agentId`, `tenantId`, `title`) is created if it is missing. Two calls racing on one session
+   * therefore never interleave: each call's messages are contiguous in the transcript. A turn
+   * whose id is already stored in the conversation keeps its stored timestamp and place, so a
+   * retried call (same turn ids) is an idempotent upsert that keeps the transcript's order.
+   * Resolves to the stored messages in input order. Throws `IntegrityError` when the
    * conversation belongs to another user or tenant, or is soft-deleted.
    */
   storeSessionMessages(
@@ -262,10 +270,9 @@ export interface MessageStoreApi {
    * Resolves to the stored traces in input order; `[]` gives `[]`. The whole array is validated
    * first (`ValidationError`, nothing stored; the same id twice is one too). On an
    * `IntegrityError` the call rejects with the error of the first trace that breaks a rule and
-   * nothing after it is stored; whether the traces before it stay stored depends on the adapter:
-   * PostgreSQL stores all or nothing, an adapter without a batch write of its own stores them one
-   * by one and keeps those before the failure (every write is an upsert, so retrying the call is
-   * safe). Through a `forUser`/`forTenant` view the traces are stored one by one.
+   * nothing after it is stored; with `capabilities.atomicTraceBatches` (every built-in adapter)
+   * nothing of the batch is stored, without it the traces before the failure may stay stored
+   * (every write is an upsert, so retrying the call is safe). Views behave alike.
    */
   storeTurnTraces(traces: TurnTraceInput[]): Promise<TurnTrace[]>;
 
@@ -356,10 +363,13 @@ export interface MessageStoreApi {
 
   /**
    * A view confined to one user's records: another user's record reads exactly like one that does
-   * not exist (`null`, empty pages, zero counts), and writing to it throws `NotFoundError`. Lists,
-   * analytics and search pass the user down as a filter. Views compose: a view's `forUser` and
-   * `forTenant` narrow it further (another user than the view's is a `ValidationError`). The view
-   * shares the store's connection and lifetime.
+   * not exist (`null`, empty pages, zero counts), and writing to it throws `NotFoundError`. The
+   * scope travels inside every request, so the backend applies it in the same statement as the
+   * read or write (no extra round trip, no window between a check and the operation). Lists,
+   * analytics and search take the user as a filter; records written through the view get its
+   * user (another one is a `ValidationError`). Views compose: a view's `forUser` and `forTenant`
+   * narrow it further (another user than the view's is a `ValidationError`). The view shares the
+   * store's connection and lifetime: closing either closes both.
    */
   forUser(userId: string): MessageStoreApi;
 
