@@ -1,6 +1,7 @@
 import {
   ConnectionError,
   type Conversation,
+  type ConversationRecord,
   type DeletedCounts,
   type Message,
   type MessageStoreError,
@@ -45,7 +46,6 @@ import { refusalOf, type Written } from "./refusals.js";
 import * as snapshot from "./scope-snapshot.js";
 
 export type RedisClient = ReturnType<typeof createClient>;
-type Reply = null | string | number | Reply[];
 
 /** The name core prefixes errors with, and the `storage` it is registered under. */
 export const ADAPTER = "redis-example";
@@ -83,18 +83,23 @@ export class RedisDriver implements MessageStoreDriver {
   ) {}
 
   /** Runs a script; a refusal becomes its error, naming the record of `written` it refused. */
-  async #run(
+  async #run<T>(
     lua: string,
     scope: Scope,
     args: readonly string[],
     written: readonly Written[] = [],
-  ): Promise<Reply> {
+  ): Promise<T> {
     const scoped = [this.prefix, scope.userId ?? "", scope.tenantId ?? "", ...args];
     try {
-      return (await this.client.eval(lua, { arguments: scoped })) as Reply;
+      return (await this.client.eval(lua, { arguments: scoped })) as T;
     } catch (error) {
       throw refusalOf(error, written) ?? error;
     }
+  }
+
+  /** Runs a script that answers 1 (done) or 0 (absent, out of scope, or nothing to do). */
+  async #done(lua: string, scope: Scope, args: string[], written?: Written[]): Promise<boolean> {
+    return (await this.#run<number>(lua, scope, args, written)) === 1;
   }
 
   async #snapshot(
@@ -103,16 +108,16 @@ export class RedisDriver implements MessageStoreDriver {
   ): Promise<snapshot.SnapshotEntry[]> {
     const flag = (on?: boolean) => (on ? "1" : "0");
     const args = [parts.conversationId ?? "", flag(parts.messages), flag(parts.traces)];
-    return snapshot.snapshotOf((await this.#run(SNAPSHOT, scope, args)) as never);
+    return snapshot.snapshotOf(await this.#run<[Row, Row[], Row[]][]>(SNAPSHOT, scope, args));
   }
 
   async storeConversation({ scope, conversation: c }: RequestOf<"storeConversation">) {
     const args = [c.id, ...conversationArgs(c)];
-    return conversationOf((await this.#run(STORE_CONVERSATION, scope, args, [c])) as Row);
+    return conversationOf(await this.#run<Row>(STORE_CONVERSATION, scope, args, [c]));
   }
 
   async getConversation({ scope, id, includeDeleted }: RequestOf<"getConversation">) {
-    const row = (await this.#run(GET_CONVERSATION, scope, [id])) as Row | null;
+    const row = await this.#run<Row | null>(GET_CONVERSATION, scope, [id]);
     return shown(row && conversationOf(row), includeDeleted);
   }
 
@@ -126,39 +131,36 @@ export class RedisDriver implements MessageStoreDriver {
   }
 
   async deleteConversation({ scope, id }: RequestOf<"deleteConversation">) {
-    return (await this.#run(DELETE_CONVERSATION, scope, [id])) === 1;
+    return this.#done(DELETE_CONVERSATION, scope, [id]);
   }
 
   async softDeleteConversation({ scope, id, deletedAt }: RequestOf<"softDeleteConversation">) {
-    return (await this.#run(SOFT_DELETE_CONVERSATION, scope, [id, String(deletedAt)])) === 1;
+    return this.#done(SOFT_DELETE_CONVERSATION, scope, [id, String(deletedAt)]);
   }
 
   async restoreConversation({ scope, id }: RequestOf<"restoreConversation">) {
-    return (await this.#run(RESTORE_CONVERSATION, scope, [id])) === 1;
+    return this.#done(RESTORE_CONVERSATION, scope, [id]);
   }
 
   storeMessages({ scope, messages }: RequestOf<"storeMessages">): Promise<Message[]> {
-    return this.#storeMessages(scope, messages, "", ["", "", "", "", "", ""]);
+    return this.#storeMessages(scope, messages, null);
   }
 
-  storeSessionMessages(r: RequestOf<"storeSessionMessages">): Promise<Message[]> {
-    const ensure = [r.conversation.id, ...conversationArgs(r.conversation)];
-    return this.#storeMessages(r.scope, r.messages, String(r.now), ensure);
+  storeSessionMessages({ scope, messages, ...session }: RequestOf<"storeSessionMessages">) {
+    return this.#storeMessages(scope, messages, session);
   }
 
-  /** One script: the checks, the conversation to create, the session timestamps, the writes. */
+  /** One script: the checks, the session's conversation and timestamps, the writes. */
   async #storeMessages(
     scope: Scope,
     messages: readonly Message[],
-    now: string,
-    ensure: string[],
+    session: { conversation: ConversationRecord; now: number } | null,
   ): Promise<Message[]> {
-    const args = [now, ...ensure, ...messages.flatMap((m) => [m.id, ...messageArgs(m)])];
-    const stored = (await this.#run(STORE_MESSAGES, scope, args, messages)) as [
-      number,
-      string,
-      string,
-    ][];
+    const ensure = session
+      ? [String(session.now), session.conversation.id, ...conversationArgs(session.conversation)]
+      : ["", "", "", "", "", "", ""];
+    const args = [...ensure, ...messages.flatMap((m) => [m.id, ...messageArgs(m)])];
+    const stored = await this.#run<string[][]>(STORE_MESSAGES, scope, args, messages);
     return messages.map((m, i) => {
       const [timestamp, tenant, stale] = stored[i]!;
       const embedding = stale === "1" ? null : m.embedding;
@@ -167,29 +169,29 @@ export class RedisDriver implements MessageStoreDriver {
   }
 
   async getMessage({ scope, id, includeDeleted }: RequestOf<"getMessage">) {
-    const row = (await this.#run(GET_MESSAGE, scope, [id])) as Row | null;
+    const row = await this.#run<Row | null>(GET_MESSAGE, scope, [id]);
     return shown(row && messageOf(row).message, includeDeleted);
   }
 
   async flagMessage({ scope, id, flagged }: RequestOf<"flagMessage">) {
-    const row = (await this.#run(FLAG_MESSAGE, scope, [id, flagged ? "1" : "0"])) as Row | null;
+    const row = await this.#run<Row | null>(FLAG_MESSAGE, scope, [id, flagged ? "1" : "0"]);
     return row && messageOf(row).message;
   }
 
   async softDeleteMessage({ scope, id, deletedAt }: RequestOf<"softDeleteMessage">) {
-    return (await this.#run(SOFT_DELETE_MESSAGE, scope, [id, String(deletedAt)])) === 1;
+    return this.#done(SOFT_DELETE_MESSAGE, scope, [id, String(deletedAt)]);
   }
 
   async restoreMessage({ scope, id }: RequestOf<"restoreMessage">) {
-    return (await this.#run(RESTORE_MESSAGE, scope, [id], [{ id, conversationId: "" }])) === 1;
+    return this.#done(RESTORE_MESSAGE, scope, [id], [{ id }]);
   }
 
   async deleteMessage({ scope, id }: RequestOf<"deleteMessage">) {
-    return (await this.#run(DELETE_MESSAGE, scope, [id])) === 1;
+    return this.#done(DELETE_MESSAGE, scope, [id]);
   }
 
   async purgeDeleted({ scope, before }: RequestOf<"purgeDeleted">) {
-    return counts((await this.#run(PURGE_DELETED, scope, [String(before)])) as number[]);
+    return counts(await this.#run<number[]>(PURGE_DELETED, scope, [String(before)]));
   }
 
   async getMessagesByConversationId(r: RequestOf<"getMessagesByConversationId">) {
@@ -208,7 +210,7 @@ export class RedisDriver implements MessageStoreDriver {
 
   async storeTurnTraces({ scope, traces }: RequestOf<"storeTurnTraces">): Promise<TurnTrace[]> {
     const args = traces.flatMap((t) => [t.id, ...traceArgs(t)]);
-    const owners = (await this.#run(STORE_TURN_TRACES, scope, args, traces)) as string[][];
+    const owners = await this.#run<string[][]>(STORE_TURN_TRACES, scope, args, traces);
     return traces.map((t, i) => {
       const [userId, tenantId] = owners[i]!;
       return { ...t, userId: userId!, tenantId: tenantId || null };
@@ -220,7 +222,7 @@ export class RedisDriver implements MessageStoreDriver {
     id,
     includeDeleted,
   }: RequestOf<"getTurnTraceByMessageId">) {
-    const row = (await this.#run(GET_TRACE, scope, [id])) as Row | null;
+    const row = await this.#run<Row | null>(GET_TRACE, scope, [id]);
     return shown(row && traceOf(row), includeDeleted);
   }
 
@@ -241,7 +243,7 @@ export class RedisDriver implements MessageStoreDriver {
   }
 
   async deleteUserData({ scope }: RequestOf<"deleteUserData">) {
-    return counts((await this.#run(DELETE_USER_DATA, scope, [])) as number[]);
+    return counts(await this.#run<number[]>(DELETE_USER_DATA, scope, []));
   }
 
   async searchMessages({ scope, query }: RequestOf<"searchMessages">) {
@@ -264,7 +266,7 @@ export class RedisDriver implements MessageStoreDriver {
 
   async setEmbeddings({ scope, updates }: RequestOf<"setEmbeddings">) {
     const args = updates.flatMap((u) => [u.id, u.originalContent, JSON.stringify(u.embedding)]);
-    return (await this.#run(SET_EMBEDDINGS, scope, args)) as number;
+    return await this.#run<number>(SET_EMBEDDINGS, scope, args);
   }
 
   async close(): Promise<void> {

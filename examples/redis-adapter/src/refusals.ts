@@ -9,7 +9,7 @@ export interface Written {
 }
 
 const q = JSON.stringify;
-const conversationOf = (r: Written) => r.conversationId ?? r.id;
+const parentOf = (r: Written) => r.conversationId ?? r.id;
 
 /**
  * Why a script refused a write, by the code it raises (`refuse(code, i)` in `lua/keys.ts`): the
@@ -19,15 +19,15 @@ const conversationOf = (r: Written) => r.conversationId ?? r.id;
 const REFUSALS = {
   "conversation-missing": (r: Written) =>
     ownerRefusal(
-      `${about(r)}conversation ${q(conversationOf(r))} does not exist`,
+      `${about(r)}conversation ${q(parentOf(r))} does not exist`,
       "conversation",
-      conversationOf(r),
+      parentOf(r),
     ),
   "conversation-owner": (r: Written) =>
     ownerRefusal(
-      `${about(r)}conversation ${q(conversationOf(r))} exists with another userId or tenantId; a conversation's owner never changes and its records carry it`,
+      `${about(r)}conversation ${q(parentOf(r))} exists with another userId or tenantId; a conversation's owner never changes and its records carry it`,
       "conversation",
-      conversationOf(r),
+      parentOf(r),
     ),
   "conversation-deleted-at": (r: Written) =>
     new IntegrityError(
@@ -35,7 +35,7 @@ const REFUSALS = {
     ),
   "conversation-soft-deleted": (r: Written) =>
     new IntegrityError(
-      `${about(r)}conversation ${q(conversationOf(r))} is soft-deleted; restore it first`,
+      `${about(r)}conversation ${q(parentOf(r))} is soft-deleted; restore it first`,
     ),
   "message-missing": (r: Written) =>
     ownerRefusal(
