@@ -104,7 +104,7 @@ export class RedisDriver implements MessageStoreDriver {
 
   async #snapshot(
     scope: Scope,
-    parts: { conversationId?: string; messages?: boolean; traces?: boolean },
+    parts: { conversationId?: string | undefined; messages?: boolean; traces?: boolean },
   ): Promise<snapshot.SnapshotEntry[]> {
     const flag = (on?: boolean) => (on ? "1" : "0");
     const args = [parts.conversationId ?? "", flag(parts.messages), flag(parts.traces)];
@@ -228,8 +228,8 @@ export class RedisDriver implements MessageStoreDriver {
 
   async queryTurnTraces({ scope, filter, page }: RequestOf<"queryTurnTraces">) {
     const entries = await this.#snapshot(scope, {
+      conversationId: filter.conversationId,
       traces: true,
-      ...(filter.conversationId === undefined ? {} : { conversationId: filter.conversationId }),
     });
     return snapshot.tracesPage(entries, filter, page);
   }
@@ -248,8 +248,8 @@ export class RedisDriver implements MessageStoreDriver {
 
   async searchMessages({ scope, query }: RequestOf<"searchMessages">) {
     const entries = await this.#snapshot(scope, {
+      conversationId: query.conversationId,
       messages: true,
-      ...(query.conversationId === undefined ? {} : { conversationId: query.conversationId }),
     });
     return snapshot.semanticSearch(entries, query);
   }
