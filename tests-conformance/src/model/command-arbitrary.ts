@@ -108,3 +108,11 @@ export function commandArbitrary(persistent: boolean): fc.Arbitrary<StoreCommand
   if (persistent) commands.push({ weight: 1, arbitrary: fc.constant(new Reopen()) });
   return fc.oneof(...commands);
 }
+
+/** The longest sequence the model-based test generates by default. */
+export const DEFAULT_MAX_COMMANDS = 40;
+
+/** Random command sequences of up to `maxCommands` operations, as the model-based test runs them. */
+export function commandSequences(persistent: boolean, maxCommands = DEFAULT_MAX_COMMANDS) {
+  return fc.commands([commandArbitrary(persistent)], { maxCommands, size: "+1" });
+}

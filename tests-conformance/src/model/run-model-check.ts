@@ -1,7 +1,10 @@
 import fc from "fast-check";
 import type { RealStore } from "./command.js";
-import { commandArbitrary } from "./command-arbitrary.js";
+import { commandSequences } from "./command-arbitrary.js";
 import { ReferenceModel } from "./reference-model.js";
+
+/** The model-based test's default budget: random sequences per run of the suite. */
+export const DEFAULT_MODEL_RUNS = 25;
 
 /** Budget and seed of one model-based check. */
 export interface ModelCheckOptions {
@@ -25,10 +28,7 @@ export async function runModelCheck(
 ): Promise<void> {
   const probe = await fresh();
   const persistent = probe.reopen !== null;
-  const commands = fc.commands([commandArbitrary(persistent)], {
-    maxCommands: options.maxCommands ?? 40,
-    size: "+1",
-  });
+  const commands = commandSequences(persistent, options.maxCommands);
   let first = true;
   const property = fc.asyncProperty(commands, async (cmds) => {
     const real = first ? probe : await fresh();
