@@ -1,8 +1,6 @@
 import { describe, it } from "vitest";
 import type { Harness } from "../harness.js";
-import { runModelCheck } from "../model/run-model-check.js";
-
-const DEFAULT_RUNS = 25;
+import { DEFAULT_MODEL_RUNS, runModelCheck } from "../model/run-model-check.js";
 
 function envNumber(name: string): number | undefined {
   const raw = process.env[name];
@@ -21,7 +19,8 @@ function envNumber(name: string): number | undefined {
  */
 export function modelBasedSuite(h: Harness): void {
   describe("model-based", () => {
-    const runs = envNumber("MESSAGE_STORE_CONFORMANCE_RUNS") ?? h.options.modelRuns ?? DEFAULT_RUNS;
+    const runs =
+      envNumber("MESSAGE_STORE_CONFORMANCE_RUNS") ?? h.options.modelRuns ?? DEFAULT_MODEL_RUNS;
     const seed = envNumber("MESSAGE_STORE_CONFORMANCE_SEED") ?? h.options.modelSeed;
     it(`random operation sequences agree with the reference model (${runs} runs)`, {
       timeout: Math.max(60_000, runs * 5_000),
