@@ -1,25 +1,11 @@
+import type { StoreCapabilities } from "@message-store/core";
 import fc from "fast-check";
-import type { StoreCommand } from "./command.js";
-import {
-  ConversationsOfUser,
-  GetContext,
-  GetConversation,
-  GetMessage,
-  ListMessages,
-  Reopen,
-} from "./read-commands.js";
-import {
-  DeleteConversation,
-  DeleteMessage,
-  DeleteUserData,
-  FlagMessage,
-  StoreConversation,
-  StoreMessage,
-  StoreMessages,
-} from "./write-commands.js";
+import { ApiCommand, type Call, Reopen, type StoreCommand } from "./command.js";
+import { BASE, type MessageSpec, OWNER, TENANT, Vocabulary } from "./commands.js";
 
 const weighted = <T>(...choices: [number, T][]) =>
   fc.oneof(...choices.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));
+const one = (...calls: Call[]) => new ApiCommand(calls);
 
 // c1 more often than the others, so writes and reads meet in one conversation.
 const convId = weighted([2, "c1"], [1, "c2"], [1, "c3"]);
@@ -37,12 +23,13 @@ const timestamp = weighted([3, 10], [2, 20], [1, 30]);
 // Mostly live: flagged messages leave the context window, where ties are hardest to get right.
 const isFlagged = weighted([3, false], [1, true]);
 // Half the walks read everything in one page, half walk pages of one or two.
-const limit = fc.option(fc.constantFrom(1, 2), { nil: undefined, freq: 2 });
+const walk = fc.option(fc.constantFrom(1, 2), { nil: undefined, freq: 2 });
+const includeDeleted = weighted([3, false], [1, true]);
 const contextSize = fc.oneof(
   { weight: 1, arbitrary: fc.constant(0) },
   { weight: 6, arbitrary: fc.integer({ min: 1, max: 4 }) },
 );
-const specIn = (c: string) =>
+const specIn = (c: string): fc.Arbitrary<MessageSpec> =>
   fc.record({
     id: fc.oneof(
       { weight: 9, arbitrary: slot.map((i) => `${c}.m${i}`) },
@@ -50,62 +37,306 @@ const specIn = (c: string) =>
     ),
     timestamp,
     isFlagged,
+    content: fc.constantFrom(0, 1, 2),
+    embedding: fc.constantFrom(0, 1, 2, 3),
+    foreign: weighted([19, false], [1, true]),
   });
 // A tie: live messages of one conversation with one timestamp, stored against id order (m3
 // before m1), so only the receipt order reads them back right.
-const tieIn = (c: string) =>
+const tieIn = (c: string): fc.Arbitrary<MessageSpec[]> =>
   fc
     .tuple(fc.subarray([3, 2, 1], { minLength: 2 }), timestamp)
-    .map(([slots, t]) => slots.map((i) => ({ id: `${c}.m${i}`, timestamp: t, isFlagged: false })));
+    .map(([slots, t]) =>
+      slots.map((i) => ({
+        id: `${c}.m${i}`,
+        timestamp: t,
+        isFlagged: false,
+        content: 0,
+        embedding: 3,
+      })),
+    );
 
 /**
- * The command generator: every write and read of the contract the model covers, weighted so
- * that state builds up (writes often, destructive calls rarely), same-timestamp messages are
- * common, and flags and upserts (which move timestamps and flags) interleave with the reads.
+ * The command generator: writes and reads of the whole contract (what the adapter's
+ * capabilities declare), weighted so that state builds up (writes often, destructive calls
+ * rarely), same-timestamp messages are common, and flags, upserts, soft deletes and restores
+ * interleave with the reads, through views as well as unscoped.
  */
-export function commandArbitrary(persistent: boolean): fc.Arbitrary<StoreCommand> {
+export function commandArbitrary(
+  capabilities: StoreCapabilities,
+  persistent: boolean,
+): fc.Arbitrary<StoreCommand> {
+  const v = new Vocabulary(capabilities);
+  const cmd = (weight: number, arbitrary: fc.Arbitrary<StoreCommand>) => ({ weight, arbitrary });
+  const store = (c: string, specs: MessageSpec[]): Call => ({
+    method: "storeMessages",
+    args: [specs.map((m) => v.message(c, m))],
+  });
   const commands: fc.WeightedArbitrary<StoreCommand>[] = [
-    {
-      weight: 8,
-      arbitrary: fc
-        .tuple(convId, fc.constantFrom(5, 15, 25, 35))
-        .map(([c, u]) => new StoreConversation(c, u)),
-    },
-    {
-      weight: 4,
-      arbitrary: convId.chain((c) => specIn(c).map((m) => new StoreMessage(c, m))),
-    },
-    {
-      weight: 3,
-      arbitrary: convId.chain((c) =>
-        fc.array(specIn(c), { minLength: 1, maxLength: 3 }).map((ms) => new StoreMessages(c, ms)),
+    cmd(
+      8,
+      fc
+        .tuple(convId, fc.constantFrom(5, 15, 25, 35), weighted([19, false], [1, true]))
+        .map(([c, u, f]) => one({ method: "storeConversation", args: [v.conversation(c, u, f)] })),
+    ),
+    cmd(
+      4,
+      convId.chain((c) =>
+        specIn(c).map((m) => one({ method: "storeMessage", args: [v.message(c, m)] })),
       ),
-    },
-    { weight: 6, arbitrary: convId.chain((c) => tieIn(c).map((ms) => new StoreMessages(c, ms))) },
-    { weight: 3, arbitrary: fc.tuple(msgId, fc.boolean()).map(([m, f]) => new FlagMessage(m, f)) },
-    { weight: 1, arbitrary: msgId.map((m) => new DeleteMessage(m)) },
-    {
-      weight: 1,
-      arbitrary: fc.oneof(
-        convId.map((c): StoreCommand => new DeleteConversation(c)),
-        userId.map((u): StoreCommand => new DeleteUserData(u)),
+    ),
+    cmd(
+      3,
+      convId.chain((c) =>
+        fc.array(specIn(c), { minLength: 1, maxLength: 3 }).map((ms) => one(store(c, ms))),
       ),
-    },
-    { weight: 4, arbitrary: fc.tuple(convId, limit).map(([c, l]) => new ListMessages(c, l)) },
-    {
-      weight: 6,
-      arbitrary: fc
+    ),
+    cmd(
+      6,
+      convId.chain((c) => tieIn(c).map((ms) => one(store(c, ms)))),
+    ),
+    cmd(
+      2,
+      fc
+        .tuple(
+          convId,
+          fc.constantFrom(5, 40),
+          fc.subarray([1, 2, 3], { minLength: 1 }),
+          fc.constantFrom(0, 1, 2),
+        )
+        .map(([c, u, slots, content]) =>
+          one(
+            ...v.session(
+              c,
+              u,
+              slots.map((i) => ({ id: `${c}.m${i}`, content })),
+            ),
+          ),
+        ),
+    ),
+    cmd(
+      3,
+      fc
+        .tuple(msgId, fc.boolean(), viewUser)
+        .map(([m, f, u]) => one({ method: "flagMessage", args: [m, f], viewUser: u })),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(msgId, viewUser)
+        .map(([m, u]) => one({ method: "deleteMessage", args: [m], viewUser: u })),
+    ),
+    cmd(
+      1,
+      fc.oneof(
+        convId.map((c) => one({ method: "deleteConversation", args: [c] })),
+        userId.map((u) => one({ method: "deleteUserData", args: [u] })),
+      ),
+    ),
+    cmd(
+      2,
+      fc
+        .tuple(
+          fc.array(msgId, { minLength: 1, maxLength: 2 }),
+          fc.constantFrom(1, 2),
+          fc.constantFrom(5, 25),
+        )
+        .map(([ms, agent, tokens]) =>
+          one({
+            method: "storeTurnTraces",
+            args: [
+              [...new Set(ms)].map((m) =>
+                v.trace(m, m === "mx" ? "c1" : m.split(".")[0]!, agent, tokens),
+              ),
+            ],
+          }),
+        ),
+    ),
+    cmd(
+      4,
+      fc
+        .tuple(convId, walk, includeDeleted, viewUser)
+        .map(([c, w, d, u]) =>
+          one({
+            method: "getMessagesByConversationId",
+            args: [c, { includeDeleted: d }],
+            walk: w,
+            viewUser: u,
+          }),
+        ),
+    ),
+    cmd(
+      6,
+      fc
         .tuple(convId, contextSize, viewUser)
-        .map(([c, n, v]) => new GetContext(c, n, v)),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.tuple(userId, limit).map(([u, l]) => new ConversationsOfUser(u, l)),
-    },
-    { weight: 1, arbitrary: fc.tuple(msgId, viewUser).map(([m, v]) => new GetMessage(m, v)) },
-    { weight: 1, arbitrary: fc.tuple(convId, viewUser).map(([c, v]) => new GetConversation(c, v)) },
+        .map(([c, n, u]) => one({ method: "getImmediateContext", args: [c, n], viewUser: u })),
+    ),
+    cmd(
+      2,
+      fc
+        .tuple(userId, walk, includeDeleted)
+        .map(([u, w, d]) =>
+          one({ method: "getConversationsByUserId", args: [u, { includeDeleted: d }], walk: w }),
+        ),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(walk, viewUser)
+        .map(([w, u]) => one({ method: "listConversations", args: [{}], walk: w, viewUser: u })),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(msgId, viewUser, includeDeleted)
+        .map(([m, u, d]) =>
+          one({ method: "getMessage", args: [m, { includeDeleted: d }], viewUser: u }),
+        ),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(convId, viewUser, includeDeleted)
+        .map(([c, u, d]) =>
+          one({ method: "getConversation", args: [c, { includeDeleted: d }], viewUser: u }),
+        ),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(msgId, viewUser)
+        .map(([m, u]) => one({ method: "getTurnTraceByMessageId", args: [m], viewUser: u })),
+    ),
+    cmd(
+      1,
+      fc
+        .tuple(
+          walk,
+          viewUser,
+          fc.constantFrom({}, { agentId: "a1" }, { toolName: "lookup" }, { hasErrors: true }),
+        )
+        .map(([w, u, q]) => one({ method: "queryTurnTraces", args: [q], walk: w, viewUser: u })),
+    ),
+    cmd(
+      1,
+      viewUser.map((u) =>
+        one({
+          method: "summarizeUsage",
+          args: [{ since: 0, until: BASE * 2, bucket: "day" }],
+          viewUser: u,
+        }),
+      ),
+    ),
   ];
-  if (persistent) commands.push({ weight: 1, arbitrary: fc.constant(new Reopen()) });
+  if (capabilities.softDelete) {
+    const target = fc.oneof(
+      convId.map((c) => ["Conversation", c] as const),
+      msgId.map((m) => ["Message", m] as const),
+    );
+    commands.push(
+      cmd(
+        2,
+        fc
+          .tuple(target, fc.boolean(), viewUser)
+          .map(([[kind, id], restore, u]) =>
+            one({
+              method: `${restore ? "restore" : "softDelete"}${kind}` as Call["method"],
+              args: [id],
+              viewUser: u,
+            }),
+          ),
+      ),
+      cmd(
+        1,
+        fc
+          .constantFrom(0, BASE)
+          .map((before) => one({ method: "purgeDeleted", args: [{ before }] })),
+      ),
+    );
+  }
+  if (capabilities.tenants) {
+    commands.push(
+      cmd(
+        2,
+        fc
+          .tuple(fc.constantFrom("t1", "t2"), convId, walk)
+          .map(([t, c, w]) =>
+            one(
+              { method: "getImmediateContext", args: [c, 3], viewTenant: t },
+              { method: "listConversations", args: [{}], viewTenant: t, walk: w },
+            ),
+          ),
+      ),
+    );
+  }
+  if (capabilities.semanticSearch) {
+    commands.push(
+      cmd(
+        1,
+        fc
+          .tuple(
+            fc.constantFrom([1, 0], [0, 1], [1, 2]),
+            viewUser,
+            fc.option(convId, { nil: undefined }),
+          )
+          .map(([embedding, u, c]) =>
+            one({
+              method: "searchMessages",
+              args: [{ embedding, limit: 3, ...(c === undefined ? {} : { conversationId: c }) }],
+              viewUser: u,
+            }),
+          ),
+      ),
+    );
+  }
+  if (capabilities.textSearch) {
+    commands.push(
+      cmd(
+        1,
+        fc
+          .tuple(fc.constantFrom("alpha", "BETA", "mm"), walk, viewUser, includeDeleted)
+          .map(([text, w, u, d]) =>
+            one({
+              method: "searchConversations",
+              args: [{ text, includeDeleted: d }],
+              walk: w,
+              viewUser: u,
+            }),
+          ),
+      ),
+    );
+  }
+  if (capabilities.embeddingQueue) {
+    commands.push(
+      cmd(
+        1,
+        fc
+          .tuple(walk, viewUser)
+          .map(([w, u]) =>
+            one({ method: "listPendingEmbeddings", args: [{}], walk: w, viewUser: u }),
+          ),
+      ),
+      cmd(
+        1,
+        fc.tuple(msgId, fc.constantFrom(0, 1, 2), viewUser).map(([m, content, u]) =>
+          one({
+            method: "setEmbeddings",
+            args: [
+              [
+                {
+                  id: m,
+                  embedding: [1, 1],
+                  originalContent: ["alpha", "Beta alpha", "gamma"][content],
+                },
+              ],
+            ],
+            viewUser: u,
+          }),
+        ),
+      ),
+    );
+  }
+  if (persistent) commands.push(cmd(1, fc.constant(new Reopen())));
   return fc.oneof(...commands);
 }
 
@@ -113,6 +344,12 @@ export function commandArbitrary(persistent: boolean): fc.Arbitrary<StoreCommand
 export const DEFAULT_MAX_COMMANDS = 40;
 
 /** Random command sequences of up to `maxCommands` operations, as the model-based test runs them. */
-export function commandSequences(persistent: boolean, maxCommands = DEFAULT_MAX_COMMANDS) {
-  return fc.commands([commandArbitrary(persistent)], { maxCommands, size: "+1" });
+export function commandSequences(
+  capabilities: StoreCapabilities,
+  persistent: boolean,
+  maxCommands = DEFAULT_MAX_COMMANDS,
+) {
+  return fc.commands([commandArbitrary(capabilities, persistent)], { maxCommands, size: "+1" });
 }
+
+export { OWNER, TENANT };

@@ -1,7 +1,8 @@
+import { MessageStore } from "@message-store/core";
+import { MemoryDriver } from "@message-store/core/memory";
 import fc from "fast-check";
 import type { RealStore } from "./command.js";
 import { commandSequences } from "./command-arbitrary.js";
-import { ReferenceModel } from "./reference-model.js";
 
 /** The model-based test's default budget: random sequences per run of the suite. */
 export const DEFAULT_MODEL_RUNS = 25;
@@ -17,8 +18,8 @@ export interface ModelCheckOptions {
 }
 
 /**
- * Runs random operation sequences against a fresh store (from `fresh()`) and the reference
- * model, comparing every result. On a mismatch fast-check shrinks the sequence and throws with
+ * Runs random operation sequences against a fresh store (from `fresh()`) and a fresh store over
+ * core's `MemoryDriver` (the reference), comparing every result. On a mismatch fast-check shrinks the sequence and throws with
  * the seed, the replay path and the shrunk sequence printed as code (one `await store.…;` per
  * operation), followed by the first difference, naming the rule and the field.
  */
@@ -28,13 +29,17 @@ export async function runModelCheck(
 ): Promise<void> {
   const probe = await fresh();
   const persistent = probe.reopen !== null;
-  const commands = commandSequences(persistent, options.maxCommands);
+  const commands = commandSequences(probe.store.capabilities, persistent, options.maxCommands);
   let first = true;
   const property = fc.asyncProperty(commands, async (cmds) => {
     const real = first ? probe : await fresh();
     first = false;
-    const model = new ReferenceModel();
-    await fc.asyncModelRun(() => ({ model, real }), cmds);
+    const reference = new MessageStore(new MemoryDriver());
+    try {
+      await fc.asyncModelRun(() => ({ model: { store: reference }, real }), cmds);
+    } finally {
+      await reference.close();
+    }
   });
   const details = await fc.check(property, {
     numRuns: options.numRuns,
