@@ -18,6 +18,11 @@ const msgId = fc.oneof(
   { weight: 9, arbitrary: fc.tuple(convId, slot).map(([c, i]) => `${c}.m${i}`) },
   { weight: 1, arbitrary: fc.constant("mx") },
 );
+// Traces go mostly on c1's messages, the busiest conversation.
+const traced = fc.oneof(
+  { weight: 3, arbitrary: slot.map((i) => `c1.m${i}`) },
+  { weight: 1, arbitrary: msgId },
+);
 // Two timestamps most of the time: same-timestamp messages, ordered by receipt, are the rule.
 const timestamp = weighted([3, 10], [2, 20], [1, 30]);
 // Mostly live: flagged messages leave the context window, where ties are hardest to get right.
@@ -32,7 +37,7 @@ const contextSize = fc.oneof(
 const specIn = (c: string): fc.Arbitrary<MessageSpec> =>
   fc.record({
     id: fc.oneof(
-      { weight: 9, arbitrary: slot.map((i) => `${c}.m${i}`) },
+      { weight: 19, arbitrary: slot.map((i) => `${c}.m${i}`) },
       { weight: 1, arbitrary: fc.constant("mx") },
     ),
     timestamp,
@@ -44,17 +49,15 @@ const specIn = (c: string): fc.Arbitrary<MessageSpec> =>
 // A tie: live messages of one conversation with one timestamp, stored against id order (m3
 // before m1), so only the receipt order reads them back right.
 const tieIn = (c: string): fc.Arbitrary<MessageSpec[]> =>
-  fc
-    .tuple(fc.subarray([3, 2, 1], { minLength: 2 }), timestamp)
-    .map(([slots, t]) =>
-      slots.map((i) => ({
-        id: `${c}.m${i}`,
-        timestamp: t,
-        isFlagged: false,
-        content: 0,
-        embedding: 3,
-      })),
-    );
+  fc.tuple(fc.subarray([3, 2, 1], { minLength: 2 }), timestamp).map(([slots, t]) =>
+    slots.map((i) => ({
+      id: `${c}.m${i}`,
+      timestamp: t,
+      isFlagged: false,
+      content: 0,
+      embedding: 3,
+    })),
+  );
 
 /**
  * The command generator: writes and reads of the whole contract (what the adapter's
@@ -72,6 +75,15 @@ export function commandArbitrary(
     method: "storeMessages",
     args: [specs.map((m) => v.message(c, m))],
   });
+  // Half the message writes upsert their conversation first, so that most of them land.
+  const ensured = (c: string, write: Call) =>
+    fc
+      .boolean()
+      .map((ensure) =>
+        ensure
+          ? one({ method: "storeConversation", args: [v.conversation(c, 5)] }, write)
+          : one(write),
+      );
   const commands: fc.WeightedArbitrary<StoreCommand>[] = [
     cmd(
       8,
@@ -82,18 +94,20 @@ export function commandArbitrary(
     cmd(
       4,
       convId.chain((c) =>
-        specIn(c).map((m) => one({ method: "storeMessage", args: [v.message(c, m)] })),
+        specIn(c).chain((m) => ensured(c, { method: "storeMessage", args: [v.message(c, m)] })),
       ),
     ),
     cmd(
       3,
       convId.chain((c) =>
-        fc.array(specIn(c), { minLength: 1, maxLength: 3 }).map((ms) => one(store(c, ms))),
+        fc
+          .uniqueArray(specIn(c), { minLength: 1, maxLength: 3, selector: (m) => m.id })
+          .chain((ms) => ensured(c, store(c, ms))),
       ),
     ),
     cmd(
       6,
-      convId.chain((c) => tieIn(c).map((ms) => one(store(c, ms)))),
+      convId.chain((c) => tieIn(c).chain((ms) => ensured(c, store(c, ms)))),
     ),
     cmd(
       2,
@@ -134,36 +148,53 @@ export function commandArbitrary(
       ),
     ),
     cmd(
-      2,
+      5,
       fc
         .tuple(
-          fc.array(msgId, { minLength: 1, maxLength: 2 }),
+          fc.uniqueArray(traced, { minLength: 1, maxLength: 2 }),
           fc.constantFrom(1, 2),
           fc.constantFrom(5, 25),
         )
-        .map(([ms, agent, tokens]) =>
-          one({
+        .chain(([ms, agent, tokens]) => {
+          const conversationOf = (m: string) => (m === "mx" ? "c1" : m.split(".")[0]!);
+          const write: Call = {
             method: "storeTurnTraces",
-            args: [
-              [...new Set(ms)].map((m) =>
-                v.trace(m, m === "mx" ? "c1" : m.split(".")[0]!, agent, tokens),
-              ),
-            ],
-          }),
-        ),
+            args: [ms.map((m) => v.trace(m, conversationOf(m), agent, tokens))],
+          };
+          // Half of them store their messages first, so that most traces land.
+          const messages = (c: string) => ({
+            id: c,
+            timestamp: tokens,
+            isFlagged: false,
+            content: 0,
+            embedding: 3,
+          });
+          return fc.boolean().map((first) =>
+            first
+              ? one(
+                  ...ms.flatMap((m): Call[] => [
+                    { method: "storeConversation", args: [v.conversation(conversationOf(m), 5)] },
+                    {
+                      method: "storeMessages",
+                      args: [[v.message(conversationOf(m), messages(m))]],
+                    },
+                  ]),
+                  write,
+                )
+              : one(write),
+          );
+        }),
     ),
     cmd(
       4,
-      fc
-        .tuple(convId, walk, includeDeleted, viewUser)
-        .map(([c, w, d, u]) =>
-          one({
-            method: "getMessagesByConversationId",
-            args: [c, { includeDeleted: d }],
-            walk: w,
-            viewUser: u,
-          }),
-        ),
+      fc.tuple(convId, walk, includeDeleted, viewUser).map(([c, w, d, u]) =>
+        one({
+          method: "getMessagesByConversationId",
+          args: [c, { includeDeleted: d }],
+          walk: w,
+          viewUser: u,
+        }),
+      ),
     ),
     cmd(
       6,
@@ -208,7 +239,7 @@ export function commandArbitrary(
         .map(([m, u]) => one({ method: "getTurnTraceByMessageId", args: [m], viewUser: u })),
     ),
     cmd(
-      1,
+      3,
       fc
         .tuple(
           walk,
@@ -218,7 +249,7 @@ export function commandArbitrary(
         .map(([w, u, q]) => one({ method: "queryTurnTraces", args: [q], walk: w, viewUser: u })),
     ),
     cmd(
-      1,
+      2,
       viewUser.map((u) =>
         one({
           method: "summarizeUsage",
@@ -236,15 +267,13 @@ export function commandArbitrary(
     commands.push(
       cmd(
         2,
-        fc
-          .tuple(target, fc.boolean(), viewUser)
-          .map(([[kind, id], restore, u]) =>
-            one({
-              method: `${restore ? "restore" : "softDelete"}${kind}` as Call["method"],
-              args: [id],
-              viewUser: u,
-            }),
-          ),
+        fc.tuple(target, fc.boolean(), viewUser).map(([[kind, id], restore, u]) =>
+          one({
+            method: `${restore ? "restore" : "softDelete"}${kind}` as Call["method"],
+            args: [id],
+            viewUser: u,
+          }),
+        ),
       ),
       cmd(
         1,

@@ -68,7 +68,7 @@ export class Vocabulary {
       totalLatencyMs: tokens * 10,
       llmCalls: [
         {
-          purpose: "generation",
+          purpose: "agent_loop",
           model: `model-${agent}`,
           promptTokens: tokens,
           completionTokens: 1,
