@@ -17,7 +17,7 @@ describe.each([
 
   beforeAll(async () => {
     f = await openFixture({ standalone });
-    tx = f.store.usesTransactions;
+    tx = f.store.driver.usesTransactions;
     await f.store.storeConversation(conv("c-main"));
     await f.store.storeMessages(
       Array.from({ length: ROWS }, (_, i) => msg(`m-${String(i).padStart(3, "0")}`, "c-main", i)),

@@ -1,0 +1,242 @@
+import { IntegrityError, StorageError, type TurnTrace } from "@message-store/core";
+import { ownerRefusal } from "@message-store/core/adapter";
+import type { ClientSession } from "mongodb";
+import { inTransaction, type MongoContext } from "./collections.js";
+import { assertTraceFits } from "./document-size.js";
+import { traceFields } from "./documents.js";
+import { isDuplicateKey } from "./errors.js";
+
+const q = JSON.stringify;
+
+/** What a trace write reads of its message: the conversation and the owners a trace takes. */
+interface MessageOwner {
+  _id: string;
+  conversationId: string;
+  userId: string;
+  tenantId?: string | null;
+  deletedAt?: number | null;
+}
+
+/** A trace upsert collided on a unique index (`_id` or `messageId`) at `index` of the batch. */
+class Collision extends Error {
+  constructor(
+    readonly index: number,
+    override readonly cause: unknown,
+  ) {
+    super("duplicate key");
+  }
+}
+
+/** A concurrent upsert of the same new trace id won its insert: the write is run again. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Upserts traces as consecutive single writes in array order would, and resolves to them as
+ * stored. One read of the batch's messages checks each trace against its message (which exists in
+ * the trace's conversation and carries the conversation's owners): the trace's owners are filled
+ * from it or must equal it (else an owner refusal naming the message, so a view learns nothing
+ * of another owner's message), a live trace may not go onto a soft-deleted message, and no two
+ * traces of the batch may share a message. The traces before the first that breaks a rule are
+ * then written as replaces filtered on `{ _id, messageId, deletedAt }`: a trace id of another
+ * message, or an upsert changing `deletedAt`, inserts a duplicate `_id`, and the unique index on
+ * `messageId` refuses a second trace for a message; a read on that failure only words it.
+ *
+ * With transactions a batch of two or more runs in one, so it stores all or nothing (the driver
+ * declares `atomicTraceBatches`); a single trace is one document write. Without transactions the
+ * ordered bulk write keeps the traces before a failing one, and none after it.
+ */
+export async function writeTraces(
+  ctx: MongoContext,
+  input: readonly TurnTrace[],
+): Promise<TurnTrace[]> {
+  // Checked before any I/O; filling the owner adds a few bytes at most.
+  for (const t of input) assertTraceFits(t.id, traceFields(t), ctx.maxDocumentBytes);
+  const atomic = ctx.transactions && input.length > 1;
+  for (let attempt = 1; ; attempt++) {
+    let traces: TurnTrace[] = [];
+    try {
+      return await (atomic
+        ? inTransaction(ctx, (session) => attemptTraces(ctx, session, input, (t) => (traces = t)))
+        : attemptTraces(ctx, undefined, input, (t) => (traces = t)));
+    } catch (error) {
+      if (!(error instanceof Collision)) throw error;
+      const refused = await collisionError(ctx, traces[error.index]!, error.cause);
+      if (refused) throw refused;
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new StorageError("a trace of the batch kept colliding with a concurrent write", {
+          cause: error.cause,
+        });
+      }
+    }
+  }
+}
+
+/** One attempt; `planned` receives the traces with their owners filled, to word a collision. */
+async function attemptTraces(
+  ctx: MongoContext,
+  session: ClientSession | undefined,
+  input: readonly TurnTrace[],
+  planned: (traces: TurnTrace[]) => void,
+): Promise<TurnTrace[]> {
+  const o = session ? { session } : {};
+  const ids = [...new Set(input.map((t) => t.messageId))];
+  const found = await ctx.messages
+    .find(
+      { _id: { $in: ids } },
+      {
+        ...o,
+        projection: { conversationId: 1, userId: 1, tenantId: 1, deletedAt: 1 },
+        batchSize: ids.length,
+      },
+    )
+    .toArray();
+  const messages = new Map((found as MessageOwner[]).map((m) => [m._id, m]));
+  const traces: TurnTrace[] = [];
+  const traced = new Map<string, string>();
+  let refused: IntegrityError | null = null;
+  for (const t of input) {
+    const rule = traceRule(t, messages.get(t.messageId), traced.get(t.messageId));
+    refused =
+      rule === WRONG_CONVERSATION
+        ? await wrongConversation(ctx, session, t, messages.get(t.messageId)!)
+        : rule;
+    if (refused) break;
+    const m = messages.get(t.messageId)!;
+    traced.set(t.messageId, t.id);
+    traces.push({ ...t, userId: t.userId ?? m.userId, tenantId: m.tenantId ?? null });
+  }
+  planned(traces);
+  if (traces.length > 0) await write(ctx, session, traces);
+  if (refused) throw refused;
+  return traces;
+}
+
+/** Marks a trace whose message is in another conversation than the trace names. */
+const WRONG_CONVERSATION = Symbol("wrong conversation");
+
+/** The rule `t` breaks against its message (and a trace of the batch already on it), or `null`. */
+function traceRule(
+  t: TurnTrace,
+  m: MessageOwner | undefined,
+  batchTrace: string | undefined,
+): IntegrityError | typeof WRONG_CONVERSATION | null {
+  if (!m) return ownerRefusal(`message ${q(t.messageId)} does not exist`, "message", t.messageId);
+  const tenantId = m.tenantId ?? null;
+  if (
+    (t.userId !== null && t.userId !== m.userId) ||
+    (t.tenantId !== null && t.tenantId !== tenantId)
+  ) {
+    return ownerRefusal(
+      `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(m.conversationId)}`,
+      "message",
+      t.messageId,
+    );
+  }
+  if (m.conversationId !== t.conversationId) return WRONG_CONVERSATION;
+  if ((m.deletedAt ?? null) !== null && t.deletedAt === null) {
+    return new IntegrityError(
+      `turn trace ${q(t.id)}: message ${q(t.messageId)} is soft-deleted; restore it first`,
+    );
+  }
+  if (batchTrace !== undefined) return anotherTrace(t, batchTrace);
+  return null;
+}
+
+/**
+ * The refusal of a trace naming another conversation than its message's: an owner refusal when
+ * the named one does not exist or is another owner's (so a view learns nothing of it), read on
+ * this failure only.
+ */
+async function wrongConversation(
+  ctx: MongoContext,
+  session: ClientSession | undefined,
+  t: TurnTrace,
+  m: MessageOwner,
+): Promise<IntegrityError> {
+  const named = await ctx.conversations.findOne(
+    { _id: t.conversationId },
+    { ...(session ? { session } : {}), projection: { userId: 1, tenantId: 1 } },
+  );
+  const message = `message ${q(t.messageId)} belongs to conversation ${q(m.conversationId)}, not ${q(t.conversationId)}`;
+  const sameOwner =
+    named !== null &&
+    named.userId === m.userId &&
+    (named.tenantId ?? null) === (m.tenantId ?? null);
+  return sameOwner
+    ? new IntegrityError(message)
+    : ownerRefusal(message, "conversation", t.conversationId);
+}
+
+function anotherTrace(t: TurnTrace, other: string): IntegrityError {
+  return new IntegrityError(
+    `turn trace ${q(t.id)}: message ${q(t.messageId)} already has trace ${q(other)}; a message has one trace`,
+  );
+}
+
+/** The replaces of `traces`, in order: one `replaceOne`, or an ordered bulk. */
+async function write(
+  ctx: MongoContext,
+  session: ClientSession | undefined,
+  traces: TurnTrace[],
+): Promise<void> {
+  const o = session ? { session } : {};
+  const replaces = traces.map((t) => ({
+    filter: { _id: t.id, messageId: t.messageId, deletedAt: t.deletedAt },
+    replacement: traceFields(t),
+    upsert: true,
+  }));
+  try {
+    const [only] = replaces;
+    if (replaces.length === 1 && only) {
+      await ctx.traces.replaceOne(only.filter, only.replacement, { ...o, upsert: true });
+    } else {
+      const ops = replaces.map((replaceOne) => ({ replaceOne }));
+      await ctx.traces.bulkWrite(ops, { ...o, ordered: true });
+    }
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    throw new Collision(failedIndex(error), error);
+  }
+}
+
+/** The index of the failed write of an ordered bulk write (0 for a single write). */
+function failedIndex(error: unknown): number {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  const first = Array.isArray(writeErrors) ? writeErrors[0] : writeErrors;
+  const index = (first as { index?: unknown } | undefined)?.index;
+  return typeof index === "number" ? index : 0;
+}
+
+/**
+ * Why the upsert of `t` collided, read after the failure (outside any transaction, which the
+ * failure aborted): its id stored on another message (an owner refusal when that message is
+ * another owner's) or with another `deletedAt`, or another trace on its message. `null` when none
+ * of these holds any more: a concurrent upsert of the same trace id (or a delete) won the race,
+ * and the write is run again.
+ */
+async function collisionError(
+  ctx: MongoContext,
+  t: TurnTrace,
+  cause: unknown,
+): Promise<IntegrityError | null> {
+  const stored = await ctx.traces.findOne(
+    { _id: t.id },
+    { projection: { messageId: 1, userId: 1, tenantId: 1, deletedAt: 1 } },
+  );
+  if (stored && stored.messageId !== t.messageId) {
+    const message = `turn trace ${q(t.id)} belongs to message ${q(stored.messageId)}; a trace cannot move to another message`;
+    const sameOwner = stored.userId === t.userId && (stored.tenantId ?? null) === t.tenantId;
+    return sameOwner
+      ? new IntegrityError(message, { cause })
+      : ownerRefusal(message, "turn trace", t.id);
+  }
+  if (stored && (stored.deletedAt ?? null) !== t.deletedAt) {
+    return new IntegrityError(
+      `turn trace ${q(t.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`,
+      { cause },
+    );
+  }
+  if (stored) return null;
+  const other = await ctx.traces.findOne({ messageId: t.messageId }, { projection: { _id: 1 } });
+  return other && other._id !== t.id ? anotherTrace(t, other._id) : null;
+}
