@@ -39,9 +39,9 @@ export function upsertMessage(m: Message, sequence: number, keepTimestamp = fals
   if (m.embedding !== null) {
     filter.$or = [{ originalContent: m.originalContent }, { embedding: { $ne: m.embedding } }];
   }
-  const { timestamp, ...rest } = messageFields(m);
-  const body = keepTimestamp ? rest : { ...rest, timestamp };
-  const onInsert = keepTimestamp ? { timestamp, sequence } : { sequence };
+  const body: Partial<MessageDoc> = messageFields(m);
+  if (keepTimestamp) delete body.timestamp;
+  const onInsert = keepTimestamp ? { timestamp: m.timestamp, sequence } : { sequence };
   const update =
     m.embedding === null
       ? { $set: { ...body, pendingKey: idKey(m.id) }, $setOnInsert: onInsert }

@@ -140,6 +140,34 @@ describe.each([
     expect(commands).toEqual(["find", "update"]);
   });
 
+  it("storeTurnTraces: a batch is one find of its messages and one update, plus the commit with transactions", async () => {
+    const batch = [traceOf("t-b1", "m-003", "c-main"), traceOf("t-b2", "m-004", "c-main")];
+    const commands = await f.commandsOf(() => f.store.storeTurnTraces(batch));
+    expect(commands).toEqual(tx ? ["find", "update", "commitTransaction"] : ["find", "update"]);
+  });
+
+  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions", async () => {
+    const commit = tx ? ["commitTransaction"] : [];
+    const turns = [
+      { id: "st-1", role: "user" as const, content: "a" },
+      { id: "st-2", role: "assistant" as const, content: "b" },
+    ];
+    const created = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
+    );
+    expect(created).toEqual(["find", "find", "insert", "update", ...commit]);
+    const next = [{ role: "user" as const, content: "c" }];
+    const appended = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", next, { userId: "user-1" }),
+    );
+    expect(appended).toEqual(["find", "find", "update", "update", ...commit]);
+    // A retry of stored turns claims nothing: it only upserts them.
+    const retried = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
+    );
+    expect(retried).toEqual(["find", "find", "update", ...commit]);
+  });
+
   it("soft delete, restore, deleteMessage and purge: a fixed number each, plus the commit with transactions", async () => {
     const commit = tx ? ["commitTransaction"] : [];
     await f.store.storeConversation(conv("c-soft"));
