@@ -1,6 +1,6 @@
 import type { DeletedCounts, Scope } from "@message-store/core";
 import type { ClientSession } from "mongodb";
-import { atomically, type MongoContext } from "./collections.js";
+import { atomically, inTransaction, type MongoContext } from "./collections.js";
 import { inScope } from "./queries.js";
 
 /*
@@ -26,21 +26,26 @@ export function deleteConversationCascade(
 ): Promise<boolean> {
   const owners = inScope(scope);
   if (ctx.transactions) {
-    return atomically(ctx, async (session) => {
-      const o = opts(session);
-      const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, o);
+    return inTransaction(ctx, async (session) => {
+      const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, { session });
       if (removed.deletedCount === 0) return false;
-      await ctx.messages.deleteMany({ conversationId: id }, o);
-      await ctx.traces.deleteMany({ conversationId: id }, o);
+      await ctx.messages.deleteMany({ conversationId: id }, { session });
+      await ctx.traces.deleteMany({ conversationId: id }, { session });
       return true;
     });
   }
-  return (async () => {
-    await ctx.traces.deleteMany({ conversationId: id, ...owners });
-    await ctx.messages.deleteMany({ conversationId: id, ...owners });
-    const removed = await ctx.conversations.deleteOne({ _id: id, ...owners });
-    return removed.deletedCount === 1;
-  })();
+  return deleteChildrenFirst(ctx, id, owners);
+}
+
+async function deleteChildrenFirst(
+  ctx: MongoContext,
+  id: string,
+  owners: ReturnType<typeof inScope>,
+): Promise<boolean> {
+  await ctx.traces.deleteMany({ conversationId: id, ...owners });
+  await ctx.messages.deleteMany({ conversationId: id, ...owners });
+  const removed = await ctx.conversations.deleteOne({ _id: id, ...owners });
+  return removed.deletedCount === 1;
 }
 
 /**
