@@ -48,7 +48,12 @@ describe.each([
     const client = new MongoClient(f.uri, { serverSelectionTimeoutMS: 10_000 });
     clients.push(client);
     const other = await MongoMessageStore.open({ client, db: f.dbName });
-    return { a: f.store, b: other };
+    /** The stored `(timestamp, sequence)` of each message of `session`, by id. */
+    const positions = async (session: string) => {
+      const docs = await f.db.collection("messages").find({ conversationId: session }).toArray();
+      return Object.fromEntries(docs.map((d) => [d._id, [d.timestamp, d.sequence]]));
+    };
+    return { a: f.store, b: other, positions };
   }
 
   it.runIf(run)(
@@ -91,15 +96,17 @@ describe.each([
   );
 
   it.runIf(run)("a retry alone stores nothing new and moves no activity", async () => {
-    const { a, b } = await twoStores();
+    const { a, b, positions } = await twoStores();
     const owner = { userId: "u", title: "kept" };
     const first = await a.storeSessionMessages("s", turns("t"), owner);
     const before = await a.getConversation("s");
+    const stored = await positions("s");
     const again = await Promise.all([
       a.storeSessionMessages("s", turns("t"), owner),
       b.storeSessionMessages("s", turns("t"), owner),
     ]);
     expect(again).toEqual([first, first]);
+    expect(await positions("s")).toEqual(stored);
     expect(await a.getConversation("s")).toEqual(before);
     expect(await transcript(a, "s")).toEqual(idsOf(first));
   });
