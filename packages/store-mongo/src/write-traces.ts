@@ -17,12 +17,9 @@ interface MessageOwner {
   deletedAt?: number | null;
 }
 
-/** A trace upsert collided on a unique index (`_id` or `messageId`) at `index` of the batch. */
+/** A trace upsert of the batch collided on a unique index (`_id` or `messageId`). */
 class Collision extends Error {
-  constructor(
-    readonly index: number,
-    override readonly cause: unknown,
-  ) {
+  constructor(override readonly cause: unknown) {
     super("duplicate key");
   }
 }
@@ -60,7 +57,7 @@ export async function writeTraces(
         : attemptTraces(ctx, undefined, input, (t) => (traces = t)));
     } catch (error) {
       if (!(error instanceof Collision)) throw error;
-      const refused = await collisionError(ctx, traces[error.index]!, error.cause);
+      const refused = await collisionError(ctx, traces, error.cause);
       if (refused) throw refused;
       if (attempt >= MAX_ATTEMPTS) {
         throw new StorageError("a trace of the batch kept colliding with a concurrent write", {
@@ -195,48 +192,53 @@ async function write(
     }
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
-    throw new Collision(failedIndex(error), error);
+    throw new Collision(error);
   }
-}
-
-/** The index of the failed write of an ordered bulk write (0 for a single write). */
-function failedIndex(error: unknown): number {
-  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-  const first = Array.isArray(writeErrors) ? writeErrors[0] : writeErrors;
-  const index = (first as { index?: unknown } | undefined)?.index;
-  return typeof index === "number" ? index : 0;
 }
 
 /**
- * Why the upsert of `t` collided, read after the failure (outside any transaction, which the
- * failure aborted): its id stored on another message (an owner refusal when that message is
- * another owner's) or with another `deletedAt`, or another trace on its message. `null` when none
- * of these holds any more: a concurrent upsert of the same trace id (or a delete) won the race,
- * and the write is run again.
+ * Why an upsert of `traces` collided, read after the failure (outside any transaction, which the
+ * failure aborted), for the first trace in array order that conflicts with what is stored (some
+ * servers do not say which write failed): its id stored on another message (an owner refusal
+ * when that message is another owner's) or with another `deletedAt`, or another trace on its
+ * message. `null` when none does any more: a concurrent upsert of the same trace id (or a delete)
+ * won the race, and the write is run again.
  */
 async function collisionError(
   ctx: MongoContext,
-  t: TurnTrace,
+  traces: readonly TurnTrace[],
   cause: unknown,
 ): Promise<IntegrityError | null> {
-  const stored = await ctx.traces.findOne(
-    { _id: t.id },
-    { projection: { messageId: 1, userId: 1, tenantId: 1, deletedAt: 1 } },
-  );
-  if (stored && stored.messageId !== t.messageId) {
-    const message = `turn trace ${q(t.id)} belongs to message ${q(stored.messageId)}; a trace cannot move to another message`;
-    const sameOwner = stored.userId === t.userId && (stored.tenantId ?? null) === t.tenantId;
-    return sameOwner
-      ? new IntegrityError(message, { cause })
-      : ownerRefusal(message, "turn trace", t.id);
+  const stored = await ctx.traces
+    .find(
+      {
+        $or: [
+          { _id: { $in: traces.map((t) => t.id) } },
+          { messageId: { $in: traces.map((t) => t.messageId) } },
+        ],
+      },
+      { projection: { messageId: 1, userId: 1, tenantId: 1, deletedAt: 1 } },
+    )
+    .toArray();
+  const byId = new Map(stored.map((d) => [d._id, d]));
+  const byMessage = new Map(stored.map((d) => [d.messageId, d._id]));
+  for (const t of traces) {
+    const same = byId.get(t.id);
+    if (same && same.messageId !== t.messageId) {
+      const message = `turn trace ${q(t.id)} belongs to message ${q(same.messageId)}; a trace cannot move to another message`;
+      const sameOwner = same.userId === t.userId && (same.tenantId ?? null) === t.tenantId;
+      return sameOwner
+        ? new IntegrityError(message, { cause })
+        : ownerRefusal(message, "turn trace", t.id);
+    }
+    if (same && (same.deletedAt ?? null) !== t.deletedAt) {
+      return new IntegrityError(
+        `turn trace ${q(t.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`,
+        { cause },
+      );
+    }
+    const other = byMessage.get(t.messageId);
+    if (other !== undefined && other !== t.id) return anotherTrace(t, other);
   }
-  if (stored && (stored.deletedAt ?? null) !== t.deletedAt) {
-    return new IntegrityError(
-      `turn trace ${q(t.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`,
-      { cause },
-    );
-  }
-  if (stored) return null;
-  const other = await ctx.traces.findOne({ messageId: t.messageId }, { projection: { _id: 1 } });
-  return other && other._id !== t.id ? anotherTrace(t, other._id) : null;
+  return null;
 }
