@@ -31,9 +31,9 @@ const MAX_ATTEMPTS = 3;
  * Upserts traces as consecutive single writes in array order would, and resolves to them as
  * stored. One read of the batch's messages checks each trace against its message (which exists in
  * the trace's conversation and carries the conversation's owners): the trace's owners are filled
- * from it or must equal it (else an owner refusal naming the message, so a view learns nothing
- * of another owner's message), a live trace may not go onto a soft-deleted message, and no two
- * traces of the batch may share a message. The traces before the first that breaks a rule are
+ * from it or must equal it, a live trace may not go onto a soft-deleted message, and no two
+ * traces of the batch may share a message. A missing conversation or message, and another
+ * owner's, are owner refusals (a view learns nothing of them; see {@link misplaced}). The traces before the first that breaks a rule are
  * then written as replaces filtered on `{ _id, messageId, deletedAt }`: a trace id of another
  * message, or an upsert changing `deletedAt`, inserts a duplicate `_id`, and the unique index on
  * `messageId` refuses a second trace for a message; a read on that failure only words it.
@@ -94,9 +94,7 @@ async function attemptTraces(
   for (const t of input) {
     const rule = traceRule(t, messages.get(t.messageId), traced.get(t.messageId));
     refused =
-      rule === WRONG_CONVERSATION
-        ? await wrongConversation(ctx, session, t, messages.get(t.messageId)!)
-        : rule;
+      rule === MISPLACED ? await misplaced(ctx, session, t, messages.get(t.messageId)) : rule;
     if (refused) break;
     const m = messages.get(t.messageId)!;
     traced.set(t.messageId, t.id);
@@ -108,28 +106,26 @@ async function attemptTraces(
   return traces;
 }
 
-/** Marks a trace whose message is in another conversation than the trace names. */
-const WRONG_CONVERSATION = Symbol("wrong conversation");
+/** Marks a trace whose message is missing or in another conversation than the one it names. */
+const MISPLACED = Symbol("misplaced");
 
-/** The rule `t` breaks against its message (and a trace of the batch already on it), or `null`. */
+/**
+ * The rule `t` breaks against its message (and a trace of the batch already on it), or `null`. A
+ * message in the trace's conversation carries that conversation's owners, which the trace's must
+ * equal; for a missing or misplaced message see {@link misplaced}.
+ */
 function traceRule(
   t: TurnTrace,
   m: MessageOwner | undefined,
   batchTrace: string | undefined,
-): IntegrityError | typeof WRONG_CONVERSATION | null {
-  if (!m) return ownerRefusal(`message ${q(t.messageId)} does not exist`, "message", t.messageId);
-  const tenantId = m.tenantId ?? null;
+): IntegrityError | typeof MISPLACED | null {
+  if (!m || m.conversationId !== t.conversationId) return MISPLACED;
   if (
     (t.userId !== null && t.userId !== m.userId) ||
-    (t.tenantId !== null && t.tenantId !== tenantId)
+    (t.tenantId !== null && t.tenantId !== (m.tenantId ?? null))
   ) {
-    return ownerRefusal(
-      `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(m.conversationId)}`,
-      "message",
-      t.messageId,
-    );
+    return notTheOwner(t);
   }
-  if (m.conversationId !== t.conversationId) return WRONG_CONVERSATION;
   if ((m.deletedAt ?? null) !== null && t.deletedAt === null) {
     return new IntegrityError(
       `turn trace ${q(t.id)}: message ${q(t.messageId)} is soft-deleted; restore it first`,
@@ -140,28 +136,51 @@ function traceRule(
 }
 
 /**
- * The refusal of a trace naming another conversation than its message's: an owner refusal when
- * the named one does not exist or is another owner's (so a view learns nothing of it), read on
- * this failure only.
+ * The refusal of a trace whose message is missing or in another conversation than the one it
+ * names, in the order of the rules: the named conversation must exist and be the trace's owner's,
+ * then the message must exist under that owner (owner refusals, so a view learns nothing of
+ * either); a message of the same owner in another conversation is a plain `IntegrityError`. The
+ * named conversation is read on this failure only.
  */
-async function wrongConversation(
+async function misplaced(
   ctx: MongoContext,
   session: ClientSession | undefined,
   t: TurnTrace,
-  m: MessageOwner,
+  m: MessageOwner | undefined,
 ): Promise<IntegrityError> {
-  const named = await ctx.conversations.findOne(
+  const c = await ctx.conversations.findOne(
     { _id: t.conversationId },
     { ...(session ? { session } : {}), projection: { userId: 1, tenantId: 1 } },
   );
-  const message = `message ${q(t.messageId)} belongs to conversation ${q(m.conversationId)}, not ${q(t.conversationId)}`;
-  const sameOwner =
-    named !== null &&
-    named.userId === m.userId &&
-    (named.tenantId ?? null) === (m.tenantId ?? null);
-  return sameOwner
-    ? new IntegrityError(message)
-    : ownerRefusal(message, "conversation", t.conversationId);
+  if (!c) {
+    return ownerRefusal(
+      `turn trace ${q(t.id)}: conversation ${q(t.conversationId)} does not exist`,
+      "conversation",
+      t.conversationId,
+    );
+  }
+  const tenantId = c.tenantId ?? null;
+  if ((t.userId !== null && t.userId !== c.userId) || (t.tenantId ?? tenantId) !== tenantId) {
+    return notTheOwner(t);
+  }
+  if (!m || m.userId !== c.userId || (m.tenantId ?? null) !== tenantId) {
+    return ownerRefusal(
+      `turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`,
+      "message",
+      t.messageId,
+    );
+  }
+  return new IntegrityError(
+    `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(m.conversationId)}, not ${q(t.conversationId)}`,
+  );
+}
+
+function notTheOwner(t: TurnTrace): IntegrityError {
+  return ownerRefusal(
+    `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`,
+    "conversation",
+    t.conversationId,
+  );
 }
 
 function anotherTrace(t: TurnTrace, other: string): IntegrityError {
