@@ -1,32 +1,39 @@
-/* biome-ignore-all lint/suspicious/noExplicitAny: the hooks are protected; a planted bug reaches them. */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { type Message, MessageStore, type SearchHit, type UsageBucket } from "@message-store/core";
+import { MessageStore, type SearchHit } from "@message-store/core";
 import {
   compareIds,
   cosineSimilarity,
-  type MessageKey,
-  type PageRequest,
-  type ReadRequest,
+  DRIVER_OPERATIONS,
+  type MessageStoreDriver,
   type SequencedMessage,
 } from "@message-store/core/adapter";
-import "../../src/index.js";
+import { JsonMessageStore } from "../../src/index.js";
 
-type Hook = (...args: any[]) => Promise<any>;
-type Hooks = Record<string, Hook>;
+/** A driver's methods as a plain object, bound to it (a class keeps them on its prototype). */
+function methodsOf(driver: MessageStoreDriver): MessageStoreDriver {
+  const methods: Record<string, unknown> = {
+    name: driver.name,
+    capabilities: driver.capabilities,
+  };
+  for (const key of [...DRIVER_OPERATIONS, "close", "mapError"] as const) {
+    const method = driver[key];
+    if (typeof method === "function") methods[key] = method.bind(driver);
+  }
+  return methods as unknown as MessageStoreDriver;
+}
 
 /**
- * Opens a JSON `:memory:` store with some of its protected hooks replaced: a planted bug, as a
- * third-party adapter could have it. `original` calls the adapter's own hook.
+ * Opens a JSON `:memory:` store over its driver with some methods replaced: a planted bug, as a
+ * third-party driver could have it (`{ ...driver methods, getImmediateContext: buggy }`).
+ * `original` holds the driver's own methods; `self()` is the planted store, for a bug that reads
+ * through the API.
  */
 async function planted(
-  patch: (store: MessageStore, original: Hooks) => Hooks,
+  patch: (self: () => MessageStore, original: MessageStoreDriver) => Partial<MessageStoreDriver>,
 ): Promise<MessageStore> {
-  const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });
-  const proto = Object.getPrototypeOf(store) as Hooks;
-  const original = new Proxy({} as Hooks, {
-    get: (_, name: string) => (proto[name] as Hook).bind(store),
-  });
-  Object.assign(store, patch(store, original));
+  const { driver } = await JsonMessageStore.open({ path: ":memory:" });
+  const original = methodsOf(driver);
+  const store: MessageStore = new MessageStore({ ...original, ...patch(() => store, original) });
   return store;
 }
 
@@ -39,16 +46,16 @@ const withoutKey = <T extends object, K extends keyof T>(o: T, key: K): Omit<T, 
 export const PLANTED = {
   /** 1. The context window skips only messages flagged through flagMessage. */
   flagByUpsertIgnored: () =>
-    planted((store, original) => {
+    planted((self, original) => {
       const flaggedByCall = new Set<string>();
       return {
-        _flagMessage: async (id: string, flagged: boolean) => {
-          if (flagged) flaggedByCall.add(id);
-          else flaggedByCall.delete(id);
-          return original._flagMessage!(id, flagged);
+        flagMessage: async (request) => {
+          if (request.flagged) flaggedByCall.add(request.id);
+          else flaggedByCall.delete(request.id);
+          return original.flagMessage(request);
         },
-        _getImmediateContext: async (conversationId: string, n: number) => {
-          const all = (await store.getMessagesByConversationId(conversationId)).items.filter(
+        getImmediateContext: async ({ conversationId, n }) => {
+          const all = (await self().getMessagesByConversationId(conversationId)).items.filter(
             (m) => !flaggedByCall.has(m.id),
           );
           return n === 0 ? [] : all.slice(-n);
@@ -58,26 +65,22 @@ export const PLANTED = {
 
   /** 2. A search index that an upsert with `embedding: null` does not clear. */
   staleEmbeddingIndex: () =>
-    planted((store, original) => {
+    planted((self, original) => {
       const index = new Map<string, number[]>();
       return {
-        _storeMessages: async (messages: Message[], options: unknown) => {
-          for (const m of messages) if (m.embedding) index.set(m.id, m.embedding);
-          return original._storeMessages!(messages, options);
+        storeMessages: async (request) => {
+          for (const m of request.messages) if (m.embedding) index.set(m.id, m.embedding);
+          return original.storeMessages(request);
         },
-        _searchMessages: async (q: {
-          embedding: number[];
-          limit: number;
-          userId?: string;
-          conversationId?: string;
-        }) => {
-          const hits: SearchHit[] = await original._searchMessages!(q);
+        searchMessages: async (request) => {
+          const { query: q, scope } = request;
+          const hits: SearchHit[] = await original.searchMessages!(request);
           const found = new Set(hits.map((h) => h.message.id));
           for (const [id, embedding] of index) {
-            const m = await store.getMessage(id);
+            const m = await self().getMessage(id);
             if (found.has(id) || !m || m.isFlagged || embedding.length !== q.embedding.length)
               continue;
-            if (q.userId !== undefined && m.userId !== q.userId) continue;
+            if (scope.userId !== undefined && m.userId !== scope.userId) continue;
             if (q.conversationId !== undefined && m.conversationId !== q.conversationId) continue;
             hits.push({ message: m, score: cosineSimilarity(q.embedding, embedding) ?? 0 });
           }
@@ -88,56 +91,61 @@ export const PLANTED = {
 
   /** 3. A search index that keeps the first userId a message id was stored with. */
   staleUserIndex: () =>
-    planted((_store, original) => {
+    planted((_self, original) => {
       const owner = new Map<string, string>();
       return {
-        _storeMessages: async (messages: Message[], options: unknown) => {
-          for (const m of messages) if (!owner.has(m.id)) owner.set(m.id, m.userId);
-          return original._storeMessages!(messages, options);
+        storeMessages: async (request) => {
+          for (const m of request.messages) if (!owner.has(m.id)) owner.set(m.id, m.userId);
+          return original.storeMessages(request);
         },
-        _searchMessages: async (q: { userId?: string; limit: number }) => {
-          if (q.userId === undefined) return original._searchMessages!(q);
-          const hits: SearchHit[] = await original._searchMessages!({
-            ...withoutKey(q, "userId"),
-            limit: 1000,
+        searchMessages: async (request) => {
+          const user = request.scope.userId;
+          if (user === undefined) return original.searchMessages!(request);
+          const hits: SearchHit[] = await original.searchMessages!({
+            scope: withoutKey(request.scope, "userId"),
+            query: { ...request.query, limit: 1000 },
           });
           return hits
-            .filter((h) => (owner.get(h.message.id) ?? h.message.userId) === q.userId)
-            .slice(0, q.limit);
+            .filter((h) => (owner.get(h.message.id) ?? h.message.userId) === user)
+            .slice(0, request.query.limit);
         },
       };
     }),
 
   /** 4. summarizeUsage drops userId when agentId is given. */
   usageIgnoresUser: () =>
-    planted((_store, original) => ({
-      _summarizeUsage: (q: { agentId?: string; userId?: string }): Promise<UsageBucket[]> =>
-        original._summarizeUsage!(q.agentId === undefined ? q : withoutKey(q, "userId")),
+    planted((_self, original) => ({
+      summarizeUsage: (request) =>
+        original.summarizeUsage(
+          request.query.agentId === undefined
+            ? request
+            : { ...request, scope: withoutKey(request.scope, "userId") },
+        ),
     })),
 
   /** 4, the mirror: summarizeUsage drops agentId when userId is given. */
   usageIgnoresAgent: () =>
-    planted((_store, original) => ({
-      _summarizeUsage: (q: { agentId?: string; userId?: string }): Promise<UsageBucket[]> =>
-        original._summarizeUsage!(q.userId === undefined ? q : withoutKey(q, "agentId")),
+    planted((_self, original) => ({
+      summarizeUsage: (request) =>
+        original.summarizeUsage(
+          request.scope.userId === undefined
+            ? request
+            : { ...request, query: withoutKey(request.query, "agentId") },
+        ),
     })),
 
   /** 5. A transcript page assembled from keyset reads of 3 rows, other work running between. */
   chunkedListReads: () =>
-    planted((_store, original) => ({
-      _getMessagesByConversationId: async (
-        conversationId: string,
-        page: PageRequest<MessageKey>,
-        options: ReadRequest,
-      ) => {
+    planted((_self, original) => ({
+      getMessagesByConversationId: async (request) => {
+        const { page } = request;
         const rows: SequencedMessage[] = [];
         let after = page.after;
         for (;;) {
-          const chunk: SequencedMessage[] = await original._getMessagesByConversationId!(
-            conversationId,
-            { after, take: 3 },
-            options,
-          );
+          const chunk = await original.getMessagesByConversationId({
+            ...request,
+            page: { after, take: 3 },
+          });
           rows.push(...chunk);
           if (chunk.length < 3 || (page.take !== null && rows.length >= page.take)) break;
           const last = chunk[chunk.length - 1]!;
@@ -150,24 +158,24 @@ export const PLANTED = {
 
   /** 6. deleteConversation as several commands: each message, then the conversation. */
   cascadeInSteps: () =>
-    planted((store, original) => ({
-      _deleteConversation: async (id: string) => {
-        const { items } = await store.getMessagesByConversationId(id);
+    planted((self, original) => ({
+      deleteConversation: async (request) => {
+        const { items } = await self().getMessagesByConversationId(request.id);
         for (const m of items) {
-          await original._deleteMessage!(m.id);
+          await original.deleteMessage({ id: m.id, scope: request.scope });
           await nextTurn();
         }
-        return original._deleteConversation!(id);
+        return original.deleteConversation(request);
       },
     })),
 
   /** 6, the batch: storeMessages as one write per message. */
   batchInSteps: () =>
-    planted((_store, original) => ({
-      _storeMessages: async (messages: Message[], options: unknown) => {
-        const out: Message[] = [];
-        for (const m of messages) {
-          out.push(...(await original._storeMessages!([m], options)));
+    planted((_self, original) => ({
+      storeMessages: async (request) => {
+        const out = [];
+        for (const m of request.messages) {
+          out.push(...(await original.storeMessages({ ...request, messages: [m] })));
           await nextTurn();
         }
         return out;
@@ -176,9 +184,9 @@ export const PLANTED = {
 
   /** Model-based: same-timestamp messages ordered by id instead of receipt. */
   tiesById: () =>
-    planted((_store, original) => ({
-      _getMessagesByConversationId: async (...args: unknown[]) =>
-        ((await original._getMessagesByConversationId!(...args)) as SequencedMessage[]).sort(
+    planted((_self, original) => ({
+      getMessagesByConversationId: async (request) =>
+        (await original.getMessagesByConversationId(request)).sort(
           (a, b) =>
             a.message.timestamp - b.message.timestamp || compareIds(a.message.id, b.message.id),
         ),
