@@ -19,7 +19,7 @@ import {
   checkRestoreMessage,
   checkTrace,
 } from "./operation-rules.js";
-import type { Operation } from "./operations.js";
+import type { Operation, OperationResult } from "./operations.js";
 import type { Resolved, Write, WriteResult } from "./write.js";
 
 const NONE: DeletedCounts = Object.freeze({ conversations: 0, messages: 0, turnTraces: 0 });
@@ -29,9 +29,12 @@ const unchanged = <R>(value: R): Resolved<R> => ({ ops: [], answer: () => value 
 const NO = unchanged(false);
 
 /** A write carried out by one operation, answered from what applying it returned. */
-const one = <R>(op: Operation, answer: (result: any) => R): Resolved<R> => ({
+const one = <O extends Operation, R>(
+  op: O,
+  answer: (result: OperationResult<O>) => R,
+): Resolved<R> => ({
   ops: [op],
-  answer: (results) => answer(results[0]),
+  answer: (results) => answer(results[0] as OperationResult<O>),
 });
 
 /**
@@ -54,7 +57,7 @@ function resolve(state: MemoryState, write: Write): Resolved<unknown> {
       const { conversation } = write.request;
       checkConversation(state, conversation);
       const op = { op: "putConversation", conversation: cloneConversation(conversation) } as const;
-      return one(op, (stored: StoredConversation) => conversationView(stored));
+      return one(op, conversationView);
     }
     case "deleteConversation": {
       const { id, scope } = write.request;
@@ -85,7 +88,10 @@ function resolve(state: MemoryState, write: Write): Resolved<unknown> {
       const m = state.messages.get(id)?.message;
       if (!m || m.deletedAt !== null || !inScope(m, scope)) return unchanged(null);
       if (m.isFlagged === flagged) return unchanged(cloneMessage(m));
-      return one({ op: "flagMessage", id, flagged }, (stored: Message) => cloneMessage(stored));
+      return one(
+        { op: "flagMessage", id, flagged } as const,
+        (stored) => stored && cloneMessage(stored),
+      );
     }
     case "softDeleteMessage": {
       const { id, deletedAt, scope } = write.request;
@@ -107,16 +113,16 @@ function resolve(state: MemoryState, write: Write): Resolved<unknown> {
     case "purgeDeleted": {
       const { before, scope } = write.request;
       const op = { op: "purgeDeleted", before, scope: { ...scope } } as const;
-      return one(op, (counts: DeletedCounts) => counts);
+      return one(op, (counts) => counts);
     }
     case "deleteUserData": {
       const { userId, tenantId } = write.request.scope;
       if (!state.conversationIdsByUser.has(userId)) return unchanged({ ...NONE });
-      const op: Operation =
+      const op =
         tenantId === undefined
-          ? { op: "deleteUserData", userId }
-          : { op: "deleteUserData", userId, tenantId };
-      return one(op, (counts: DeletedCounts) => counts);
+          ? ({ op: "deleteUserData", userId } as const)
+          : ({ op: "deleteUserData", userId, tenantId } as const);
+      return one(op, (counts) => counts);
     }
     case "storeTurnTraces":
       return resolveTraces(state, write.request.traces);
@@ -133,7 +139,7 @@ function resolve(state: MemoryState, write: Write): Resolved<unknown> {
       });
       if (applicable.length === 0) return unchanged(0);
       const op = { op: "setEmbeddings", updates: applicable.map(cloneUpdate) } as const;
-      return one(op, (set: number) => set);
+      return one(op, (set) => set);
     }
   }
 }
@@ -148,10 +154,14 @@ function putMessages(
   copies: Message[],
   ensure?: StoredConversation | RequestOf<"storeSessionMessages">["conversation"],
 ): Resolved<Message[]> {
-  const op: Operation = ensure
-    ? { op: "putMessages", messages: copies, ensureConversation: cloneConversation(ensure) }
-    : { op: "putMessages", messages: copies };
-  return one(op, (stored: Message[]) =>
+  const op = ensure
+    ? ({
+        op: "putMessages",
+        messages: copies,
+        ensureConversation: cloneConversation(ensure),
+      } as const)
+    : ({ op: "putMessages", messages: copies } as const);
+  return one(op, (stored) =>
     stored.map((m, i) =>
       m === copies[i] && m.timestamp === messages[i]!.timestamp ? messages[i]! : cloneMessage(m),
     ),
