@@ -1,4 +1,4 @@
-import { type MessageStoreError, StorageError, StoreClosedError } from "@message-store/core";
+import { type MessageStoreError, StoreClosedError } from "@message-store/core";
 import { MemoryDriver, MemoryState } from "@message-store/core/memory";
 import { ADAPTER, MEMORY_PATH } from "./config.js";
 import type { FilePersistence } from "./file-persistence.js";
@@ -50,13 +50,11 @@ export class JsonDriver extends MemoryDriver {
   /**
    * A file-system error that no call site worded (they wrap what they expect with what they
    * were doing): a `StorageError` naming the system call, the file and the error code. Anything
-   * else is unexpected (the store holds no secret an error could carry).
+   * else is left to core's default.
    */
-  mapError(error: unknown): MessageStoreError {
+  mapError(error: unknown): MessageStoreError | undefined {
     const { syscall, path } = (error ?? {}) as { syscall?: unknown; path?: unknown };
-    if (typeof syscall === "string" && errorCode(error) !== undefined)
-      return storageError(syscall, typeof path === "string" ? path : this.path, error);
-    const text = error instanceof Error ? error.message : String(error);
-    return new StorageError(`unexpected error: ${text}`, { cause: error });
+    if (typeof syscall !== "string" || errorCode(error) === undefined) return undefined;
+    return storageError(syscall, typeof path === "string" ? path : this.path, error);
   }
 }

@@ -92,8 +92,11 @@ export function checkMessages(
 
 /**
  * A trace upsert: its conversation and message exist and are its owner's, one trace per message,
- * no moving. `claimed` holds the messages that traces earlier in the same batch take (message id
- * → trace id), so a batch is checked as consecutive writes would be, before any is applied.
+ * no moving. Ownership is checked first, in the driver contract's order (the conversation's
+ * owner, the message's, the message's conversation, the trace id's owner), so a view learns
+ * nothing of another owner's records. `claimed` holds the messages that traces earlier in the
+ * same batch take (message id → trace id), so a batch is checked as consecutive writes would be,
+ * before any is applied.
  */
 export function checkTrace(
   state: MemoryState,
@@ -102,20 +105,22 @@ export function checkTrace(
   claimed?: ReadonlyMap<string, string>,
 ): void {
   const message = state.messages.get(t.messageId)?.message;
-  const c = state.conversations.get(t.conversationId);
-  if (mode === "live") checkTraceOwners(state, t, c, message);
+  if (mode === "live") checkTraceOwners(state, t, message);
   if (!message) throw integrity(`turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`);
   if (message.conversationId !== t.conversationId) {
     throw integrity(
       `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(message.conversationId)}, not ${q(t.conversationId)}`,
     );
   }
+  const old = mode === "live" ? state.traces.get(t.id) : undefined;
+  if (old && (old.userId !== message.userId || old.tenantId !== message.tenantId)) {
+    throw ownerRefusal(`turn trace ${q(t.id)} exists under another owner`, "turn trace", t.id);
+  }
   const other = claimed?.get(t.messageId) ?? state.traceIdByMessage.get(t.messageId);
   if (other !== undefined && other !== t.id) {
     throw integrity(`message ${q(t.messageId)} already has turn trace ${q(other)}`);
   }
   if (mode === "replay") return;
-  const old = state.traces.get(t.id);
   if (old && old.messageId !== t.messageId) {
     throw integrity(`turn trace ${q(t.id)} belongs to another message; a trace cannot move`);
   }
@@ -128,29 +133,18 @@ export function checkTrace(
   }
 }
 
-/**
- * The records a trace names are its owner's: its conversation (which must exist), its message
- * (missing or another owner's: refused alike) and the trace id if it is stored.
- */
-function checkTraceOwners(
-  state: MemoryState,
-  t: TurnTrace,
-  c: { userId: string; tenantId: string | null } | undefined,
-  message: Message | undefined,
-): void {
-  if (!c) {
-    throw ownerRefusal(
-      `turn trace ${q(t.id)}: conversation ${q(t.conversationId)} does not exist`,
-      "conversation",
-      t.conversationId,
-    );
-  }
+/** The conversation a trace names exists and is its owner's, and so is its message. */
+function checkTraceOwners(state: MemoryState, t: TurnTrace, message: Message | undefined): void {
+  const c = state.conversations.get(t.conversationId);
   if (
+    !c ||
     (t.userId !== null && t.userId !== c.userId) ||
     (t.tenantId !== null && t.tenantId !== c.tenantId)
   ) {
     throw ownerRefusal(
-      `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`,
+      c
+        ? `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`
+        : `turn trace ${q(t.id)}: conversation ${q(t.conversationId)} does not exist`,
       "conversation",
       t.conversationId,
     );
@@ -161,10 +155,6 @@ function checkTraceOwners(
       "message",
       t.messageId,
     );
-  }
-  const old = state.traces.get(t.id);
-  if (old && (old.userId !== c.userId || old.tenantId !== c.tenantId)) {
-    throw ownerRefusal(`turn trace ${q(t.id)} exists under another owner`, "turn trace", t.id);
   }
 }
 

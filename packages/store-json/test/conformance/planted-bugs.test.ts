@@ -102,7 +102,7 @@ describe("self-test: planted bugs fail their case, naming the rule and the field
     const operations = sequence.match(/^ {2}(await store|store = )/gm) ?? [];
     expect(operations.length).toBeGreaterThanOrEqual(2);
     expect(operations.length, sequence).toBeLessThanOrEqual(5);
-    expect(message).toContain("[rule] every result equals the reference model's");
+    expect(message).toContain("[rule] every result equals the reference driver's");
     console.info(`model-based self-test, shrunk counterexample:\n${sequence}`);
   });
 });
