@@ -70,6 +70,8 @@ export function commandArbitrary(
   persistent: boolean,
 ): fc.Arbitrary<StoreCommand> {
   const v = new Vocabulary(capabilities);
+  // Without the guarantee, a batch refused at its second trace may keep the first: one at a time.
+  const traceBatch = capabilities.atomicTraceBatches ? 2 : 1;
   const cmd = (weight: number, arbitrary: fc.Arbitrary<StoreCommand>) => ({ weight, arbitrary });
   const store = (c: string, specs: MessageSpec[]): Call => ({
     method: "storeMessages",
@@ -151,7 +153,7 @@ export function commandArbitrary(
       5,
       fc
         .tuple(
-          fc.uniqueArray(traced, { minLength: 1, maxLength: 2 }),
+          fc.uniqueArray(traced, { minLength: 1, maxLength: traceBatch }),
           fc.constantFrom(1, 2),
           fc.constantFrom(5, 25),
         )
