@@ -6,6 +6,7 @@ import {
 } from "./atomicity-cases.js";
 import type { ContractCase } from "./contract-case.js";
 import { noOrphans, survivesRestart } from "./durability-cases.js";
+import { ownersHoldEverywhere } from "./ownership-cases.js";
 import { pendingEmbeddingsTenant, staleEmbeddingCleared } from "./embedding-cases.js";
 import { sessionRace, sessionRetry } from "./session-cases.js";
 import { purgeBeforeExclusive, softDeleteStampBumped } from "./soft-delete-cases.js";
@@ -41,6 +42,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   sessionRace,
   sessionRetry,
   viewReadsArgumentsOnce,
+  ownersHoldEverywhere,
 ];
 
 export type { CaseContext, ContractCase } from "./contract-case.js";

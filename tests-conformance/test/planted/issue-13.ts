@@ -1,52 +1,13 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { MessageStore, type SearchHit } from "@message-store/core";
-import {
-  compareIds,
-  cosineSimilarity,
-  DRIVER_OPERATIONS,
-  type MessageStoreDriver,
-  type SequencedMessage,
-} from "@message-store/core/adapter";
-import { JsonMessageStore } from "../../src/index.js";
-
-/** A driver's methods as a plain object, bound to it (a class keeps them on its prototype). */
-function methodsOf(driver: MessageStoreDriver): MessageStoreDriver {
-  const methods: Record<string, unknown> = {
-    name: driver.name,
-    capabilities: driver.capabilities,
-  };
-  for (const key of [...DRIVER_OPERATIONS, "close", "mapError"] as const) {
-    const method = driver[key];
-    if (typeof method === "function") methods[key] = method.bind(driver);
-  }
-  return methods as unknown as MessageStoreDriver;
-}
-
-/**
- * Opens a JSON `:memory:` store over its driver with some methods replaced: a planted bug, as a
- * third-party driver could have it (`{ ...driver methods, getImmediateContext: buggy }`).
- * `original` holds the driver's own methods; `self()` is the planted store, for a bug that reads
- * through the API.
- */
-async function planted(
-  patch: (self: () => MessageStore, original: MessageStoreDriver) => Partial<MessageStoreDriver>,
-): Promise<MessageStore> {
-  const { driver } = await JsonMessageStore.open({ path: ":memory:" });
-  const original = methodsOf(driver);
-  const store: MessageStore = new MessageStore({ ...original, ...patch(() => store, original) });
-  return store;
-}
-
-const withoutKey = <T extends object, K extends keyof T>(o: T, key: K): Omit<T, K> => {
-  const { [key]: _dropped, ...rest } = o;
-  return rest;
-};
+import type { SearchHit } from "@message-store/core";
+import { compareIds, cosineSimilarity, type SequencedMessage } from "@message-store/core/adapter";
+import { planted, withoutKey } from "./planted.js";
 
 /** The planted bugs, by the violation of issue #13 they reproduce. */
-export const PLANTED = {
+export const ISSUE_13 = {
   /** 1. The context window skips only messages flagged through flagMessage. */
   flagByUpsertIgnored: () =>
-    planted((self, original) => {
+    planted(({ self, original }) => {
       const flaggedByCall = new Set<string>();
       return {
         flagMessage: async (request) => {
@@ -65,7 +26,7 @@ export const PLANTED = {
 
   /** 2. A search index that an upsert with `embedding: null` does not clear. */
   staleEmbeddingIndex: () =>
-    planted((self, original) => {
+    planted(({ self, original }) => {
       const index = new Map<string, number[]>();
       return {
         storeMessages: async (request) => {
@@ -91,7 +52,7 @@ export const PLANTED = {
 
   /** 3. A search index that keeps the first userId a message id was stored with. */
   staleUserIndex: () =>
-    planted((_self, original) => {
+    planted(({ original }) => {
       const owner = new Map<string, string>();
       return {
         storeMessages: async (request) => {
@@ -114,7 +75,7 @@ export const PLANTED = {
 
   /** 4. summarizeUsage drops userId when agentId is given. */
   usageIgnoresUser: () =>
-    planted((_self, original) => ({
+    planted(({ original }) => ({
       summarizeUsage: (request) =>
         original.summarizeUsage(
           request.query.agentId === undefined
@@ -125,7 +86,7 @@ export const PLANTED = {
 
   /** 4, the mirror: summarizeUsage drops agentId when userId is given. */
   usageIgnoresAgent: () =>
-    planted((_self, original) => ({
+    planted(({ original }) => ({
       summarizeUsage: (request) =>
         original.summarizeUsage(
           request.scope.userId === undefined
@@ -136,7 +97,7 @@ export const PLANTED = {
 
   /** 5. A transcript page assembled from keyset reads of 3 rows, other work running between. */
   chunkedListReads: () =>
-    planted((_self, original) => ({
+    planted(({ original }) => ({
       getMessagesByConversationId: async (request) => {
         const { page } = request;
         const rows: SequencedMessage[] = [];
@@ -158,7 +119,7 @@ export const PLANTED = {
 
   /** 6. deleteConversation as several commands: each message, then the conversation. */
   cascadeInSteps: () =>
-    planted((self, original) => ({
+    planted(({ self, original }) => ({
       deleteConversation: async (request) => {
         const { items } = await self().getMessagesByConversationId(request.id);
         for (const m of items) {
@@ -171,7 +132,7 @@ export const PLANTED = {
 
   /** 6, the batch: storeMessages as one write per message. */
   batchInSteps: () =>
-    planted((_self, original) => ({
+    planted(({ original }) => ({
       storeMessages: async (request) => {
         const out = [];
         for (const m of request.messages) {
@@ -184,7 +145,7 @@ export const PLANTED = {
 
   /** Model-based: same-timestamp messages ordered by id instead of receipt. */
   tiesById: () =>
-    planted((_self, original) => ({
+    planted(({ original }) => ({
       getMessagesByConversationId: async (request) =>
         (await original.getMessagesByConversationId(request)).sort(
           (a, b) =>
