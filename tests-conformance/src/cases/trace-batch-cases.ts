@@ -11,9 +11,7 @@ import type { ContractCase } from "./contract-case.js";
 const BATCH_REFUSAL =
   "storeTurnTraces refused at one trace rejects with that trace's error and stores nothing after it; with capabilities.atomicTraceBatches it stores nothing at all";
 
-/** `capabilities.atomicTraceBatches`, read loosely: older cores do not type the flag. */
-const atomicBatches = (store: MessageStoreApi) =>
-  (store.capabilities as { atomicTraceBatches?: boolean }).atomicTraceBatches === true;
+const atomicBatches = (store: MessageStoreApi) => store.capabilities.atomicTraceBatches === true;
 
 /**
  * A batch of six whose third trace names a missing message, and whose fifth names another one:
