@@ -7,13 +7,13 @@ import {
 } from "@langchain/core/messages";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
 import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import { BRIDGE_BACKENDS, useBridgeStore } from "@message-store/test-servers/bridge";
 import { describe, expect, it } from "vitest";
 import { MessageStoreChatMessageHistory } from "../src/index.js";
 import { reply, toolAgent } from "./support/agent.js";
-import { BACKENDS, useStore } from "./support/stores.js";
 
-describe.each(BACKENDS)("MessageStoreChatMessageHistory on %s", (backend) => {
-  const ctx = useStore(backend);
+describe.each(BRIDGE_BACKENDS)("MessageStoreChatMessageHistory on %s", (backend) => {
+  const ctx = useBridgeStore(backend);
   const history = (sessionId: string, extra: { limit?: number; userId?: string } = {}) =>
     new MessageStoreChatMessageHistory({
       store: ctx.store,

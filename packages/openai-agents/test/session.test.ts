@@ -1,12 +1,12 @@
 import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import { BRIDGE_BACKENDS, useBridgeStore } from "@message-store/test-servers/bridge";
 import { type AgentInputItem, MemorySession, run } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { MessageStoreSession } from "../src/index.js";
 import { twoTurnScript, weatherAgent } from "./support/agent.js";
-import { BACKENDS, useStore } from "./support/stores.js";
 
-describe.each(BACKENDS)("MessageStoreSession on %s", (backend) => {
-  const ctx = useStore(backend);
+describe.each(BRIDGE_BACKENDS)("MessageStoreSession on %s", (backend) => {
+  const ctx = useBridgeStore(backend);
   const session = (sessionId = newId(), userId = "u1") =>
     new MessageStoreSession({
       store: ctx.store,

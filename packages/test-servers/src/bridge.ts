@@ -1,0 +1,15 @@
+/**
+ * `@message-store/test-servers/bridge`: the store harness the framework bridges' tests share
+ * (`useBridgeStore` per backend, the CLI runner). Its global setup is
+ * `@message-store/test-servers/bridge-setup`.
+ * @packageDocumentation
+ */
+import type {} from "./bridge-setup.js";
+
+export {
+  BRIDGE_BACKENDS,
+  type BridgeBackend,
+  type BridgeStore,
+  useBridgeStore,
+} from "./bridge/bridge-stores.js";
+export { runCli } from "./bridge/run-cli.js";
