@@ -5,4 +5,4 @@
 export { fieldsOf, groupItems } from "./items-to-record.js";
 export { MessageStoreSession, type MessageStoreSessionOptions } from "./message-store-session.js";
 export { itemsOf } from "./record-to-items.js";
-export { type RunUsage, runUsage } from "./run-usage.js";
+export { markOf, type RunUsage, type UsageMark, usageSince } from "./run-usage.js";

@@ -9,9 +9,6 @@ import {
 } from "@message-store/core";
 import type { AgentInputItem } from "@openai/agents";
 
-/** Key under `Message.metadata` holding the SDK items a message stands for. */
-export const METADATA_KEY = "openai-agents";
-
 /** Items that become a message of their own; every other item rides along with one. */
 function isPrimary(item: AgentInputItem): boolean {
   return (
@@ -165,17 +162,4 @@ export function fieldsOf(group: readonly AgentInputItem[]): Required<Fields> {
   if (fields.role === "assistant") fields.toolCalls = calls;
   fields.reasoningSteps = reasoning;
   return fields;
-}
-
-/** The stored message of a group of items. */
-export function recordOf(
-  group: readonly AgentInputItem[],
-  base: Pick<MessageInput, "id" | "conversationId" | "userId" | "timestamp">,
-): MessageInput {
-  const items = itemsAsJson(group);
-  return {
-    ...base,
-    ...fieldsOf(items as unknown as AgentInputItem[]),
-    metadata: { [METADATA_KEY]: { items } },
-  };
 }

@@ -1,12 +1,10 @@
 import type { Message } from "@message-store/core";
 import type { AgentInputItem } from "@openai/agents";
-import { METADATA_KEY } from "./items-to-record.js";
+import { sessionMetadata } from "./stored-turns.js";
 
 /** The items a message written by the session stands for, or undefined for any other message. */
 export function storedItems(record: Message): AgentInputItem[] | undefined {
-  const value = record.metadata[METADATA_KEY];
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const items = (value as { items?: unknown }).items;
+  const { items } = sessionMetadata(record);
   return Array.isArray(items) ? (items as unknown as AgentInputItem[]) : undefined;
 }
 
@@ -15,18 +13,25 @@ function resultText(result: unknown): string {
 }
 
 /**
- * The items of a window of messages, oldest first. Messages written by the session give back
+ * The items of a window of messages, oldest first (see {@link itemGroupsOf}).
+ */
+export function itemsOf(records: readonly Message[]): AgentInputItem[] {
+  return itemGroupsOf(records).flat();
+}
+
+/**
+ * The items of each message of a window, oldest first, aligned with `records`. Messages written by the session give back
  * their items exactly. Others (written by core, another bridge, the CLI's import) are rebuilt:
  * `user` / `system` → a message item with the text; `assistant` (and `colleague_assistant`) → an
  * output text message when it has text, then one `function_call` per tool call, and for a call
  * with a stored `result` that no `tool` message of the window answers, its `function_call_result`;
  * `tool` → a `function_call_result` with the text (none without a `toolCallId`).
  */
-export function itemsOf(records: readonly Message[]): AgentInputItem[] {
+export function itemGroupsOf(records: readonly Message[]): AgentInputItem[][] {
   const answered = new Set<string>();
   for (const r of records)
     if (r.role === "tool" && r.toolCallId !== null) answered.add(r.toolCallId);
-  return records.flatMap((r): AgentInputItem[] => {
+  return records.map((r): AgentInputItem[] => {
     const stored = storedItems(r);
     if (stored) return stored;
     switch (r.role) {

@@ -149,7 +149,13 @@ describe.each(BRIDGE_BACKENDS)("MessageStoreSession on %s", (backend) => {
     await ours.clearSession();
     expect(await ours.getItems()).toEqual([]);
     expect(await ours.popItem()).toBeUndefined();
-    expect(await ctx.store.getConversation(ours.sessionId)).toBeNull();
+    // The conversation and its messages stay, hidden: clearing is not erasure.
+    expect(await ctx.store.getConversation(ours.sessionId)).not.toBeNull();
+    const cleared = (await ctx.store.getMessagesByConversationId(ours.sessionId)).items;
+    expect(cleared.map((m) => m.isFlagged)).toEqual([true, true, true, true]);
+    expect(cleared.map((m) => (m.metadata["openai-agents"] as { hidden?: string }).hidden)).toEqual(
+      ["cleared", "cleared", "cleared", "popped"],
+    );
   });
 
   it("keeps sessions per user and reads conversations written by other tools", async () => {
