@@ -151,7 +151,7 @@ describe.runIf(builtInServersSupported())(
         });
         // The pool drops its idle connection once the termination notice arrives; until then
         // a call could still be sent on it (and fail as a lost connection, not a login).
-        await vi.waitFor(() => expect(store.pool.idleCount).toBe(0), { timeout: 5_000 });
+        await vi.waitFor(() => expect(store.driver.pool.idleCount).toBe(0), { timeout: 5_000 });
         const error = await store.getConversation("before").catch((e: Error) => e);
         expectConfigurationError(error as Error, /password authentication failed for user "app"/);
       } finally {
