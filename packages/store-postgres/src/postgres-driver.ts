@@ -38,7 +38,7 @@ import { runnerOn, type StatementRunner } from "./connection/statement-runner.js
 import { toStoreError } from "./errors.js";
 import type { Partitions } from "./layout.js";
 import { applySchema, packagePlan } from "./migrate.js";
-import { encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
+import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
   asStored,
   asStoredTraces,
@@ -315,8 +315,11 @@ export class PostgresDriver implements MessageStoreDriver {
     if (traces.length === 1) {
       const trace = traces[0]!;
       const [row] = await this.#io.written(stmt(this.#q.upsertTrace, traceParams(trace)));
-      const owners = [trace.id, row?.stored_user_id, row?.stored_tenant_id];
-      return asStoredTraces(traces, [owners]);
+      // Text columns arrive NUL-escaped (the jsonb of a batch arrives decoded).
+      const owners = [row?.stored_user_id, row?.stored_tenant_id].map((v) =>
+        decodeNullable((v ?? null) as string | null),
+      );
+      return asStoredTraces(traces, [[trace.id, ...owners]]);
     }
     const [row] = await this.#io.written(stmt(this.#q.putTraces, [batchParam(traces)]));
     return asStoredTraces(traces, row?.stored);
