@@ -35,6 +35,21 @@ async function explain(statement: { text: string; values: unknown[] }): Promise<
   return rows[0]["QUERY PLAN"][0].Plan;
 }
 
+/** The plan of `text` as a prepared statement's generic plan (what a named statement may get). */
+async function genericPlan(text: string, values: unknown[]): Promise<PlanNode> {
+  await client.query("SET plan_cache_mode = force_generic_plan");
+  try {
+    await client.query(`PREPARE probe AS ${text}`);
+    const literals = values.map((v) => (typeof v === "string" ? `'${v}'` : String(v)));
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, COSTS OFF, FORMAT JSON) EXECUTE probe(${literals.join(", ")})`,
+    );
+    return rows[0]["QUERY PLAN"][0].Plan;
+  } finally {
+    await client.query("DEALLOCATE ALL; RESET plan_cache_mode");
+  }
+}
+
 function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
@@ -105,6 +120,48 @@ describe("EXPLAIN of the hot queries", () => {
     expect(nodes(limit).filter((n) => n["Node Type"] === "Sort")).toHaveLength(0);
     const rows = await store.getImmediateContext("big", 50);
     expect(rows.map((m) => m.id).at(-1)).toBe("big-199999");
+  });
+
+  it("a view's context window and transcript page keep that plan, also as a generic plan", async () => {
+    // A user's own index (idx_msg_user) matches a plain `user_id = $n` as well as the
+    // conversation: a generic plan then walks and sorts the user's whole history. The scope's
+    // `($n IS NULL OR user_id = $n)` only filters what idx_msg_conv finds.
+    const page = q.listMessages(USER_BIG, "big", null, 101, false);
+    for (const [text, values] of [
+      [q.immediateContext, ["big", 50, "user-big", null]],
+      [q.immediateContext, ["big", 50, null, null]],
+      [page.text, page.values],
+    ] as const) {
+      for (const plan of [
+        await genericPlan(text, [...values]),
+        await explain({ text, values: [...values] }),
+      ]) {
+        const scan = nodes(plan).find((n) => n["Index Name"])!;
+        expect(scan["Index Name"]).toBe("idx_msg_conv");
+        expect(scan["Actual Rows"]).toBeLessThanOrEqual(101);
+        expect(nodes(plan).filter((n) => n["Node Type"] === "Sort").length).toBeLessThanOrEqual(1);
+      }
+    }
+    const other = await explain({ text: q.immediateContext, values: ["big", 50, "user-7", null] });
+    expect(nodes(other).find((n) => n["Index Name"])!["Index Name"]).toBe("idx_msg_conv");
+  });
+
+  it("a view's read by id is the primary key probe of the unscoped read", async () => {
+    for (const [text, id, key] of [
+      [q.readMessage, "msg-5", "messages_pkey"],
+      [q.readConversation, "conv-5", "conversations_pkey"],
+      [q.readTraceByMessage, "msg-5", "turn_traces_message_id_key"],
+    ] as const) {
+      for (const scope of [
+        [null, null],
+        ["user-6", null],
+        ["user-6", "tenant-1"],
+      ]) {
+        const plan = await genericPlan(text, [id, false, ...scope]);
+        expect(plan["Node Type"]).toBe("Index Scan");
+        expect(plan["Index Name"]).toBe(key);
+      }
+    }
   });
 
   it("a transcript page seeks into idx_msg_conv with the (timestamp, seq) row comparison", async () => {

@@ -26,13 +26,17 @@ import { refuse } from "./sqlstates.js";
  */
 
 /**
- * `($n IS NULL OR user_id = $n) AND ($m IS NULL OR tenant_id = $m)`: a by-id statement's scope
- * as its parameters `$user` and `$tenant` (see {@link scopeParams}). The primary key finds the row
- * first, so the condition only filters it: the plan is the unscoped one (see `plans.test.ts`).
+ * `($u IS NULL OR user_id = $u) AND ($t IS NULL OR tenant_id = $t)`: the scope of a statement on
+ * one record or one conversation, as its parameters `user` and `tenant` (placeholders, values
+ * from {@link scopeParams}). The key (primary key, `idx_msg_conv`) finds the rows and the
+ * condition only filters them, so the plan is the unscoped one, also as the generic plan of a
+ * prepared statement: a plain `user_id = $u` would let that plan walk a user's whole
+ * `idx_msg_user` and sort it instead (seen at 170 ms for a 50-message context window of a
+ * 200k-message user; `plans.test.ts`).
  */
-function ownedBy(user: number, tenant: number, alias = ""): string {
-  return `($${user}::text IS NULL OR ${alias}user_id = $${user}::text)
-   AND ($${tenant}::text IS NULL OR ${alias}tenant_id = $${tenant}::text)`;
+function ownedBy(user: string, tenant: string, alias = ""): string {
+  return `(${user}::text IS NULL OR ${alias}user_id = ${user}::text)
+   AND (${tenant}::text IS NULL OR ${alias}tenant_id = ${tenant}::text)`;
 }
 
 /** The values of {@link ownedBy}'s parameters: the scope's user and tenant, or NULL. */
@@ -40,7 +44,10 @@ export function scopeParams(scope: Scope): [string | null, string | null] {
   return [encodeNullable(scope.userId ?? null), encodeNullable(scope.tenantId ?? null)];
 }
 
-/** The scope's owners as conditions of a dynamic statement, on table alias `alias`. */
+/**
+ * The scope's owners as conditions of a dynamic statement on many conversations (lists,
+ * analytics, search), on table alias `alias`: there a user's or tenant's index is the plan.
+ */
 function ownerConditions(scope: Scope, p: Params, alias = ""): string[] {
   const where: string[] = [];
   if (scope.userId !== undefined)
@@ -87,7 +94,7 @@ RETURNING ${CONVERSATION_COLUMNS}`,
     /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations}
  WHERE id = $1 AND ($2 OR deleted_at IS NULL)
-   AND ${ownedBy(3, 4)}`,
+   AND ${ownedBy("$3", "$4")}`,
 
     /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity` (a user's scope). */
     listConversations(
@@ -132,7 +139,7 @@ ORDER BY id LIMIT ${p.add(take)}`,
     },
 
     /** Cascades to messages and traces through the foreign keys. `$2`, `$3`: the scope. */
-    deleteConversation: `DELETE FROM ${conversations} WHERE id = $1 AND ${ownedBy(2, 3)}`,
+    deleteConversation: `DELETE FROM ${conversations} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
     /**
      * The whole batch as one JSONB parameter; for `storeSessionMessages`, the conversation to
@@ -147,14 +154,14 @@ ORDER BY id LIMIT ${p.add(take)}`,
     /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}
  WHERE id = $1 AND ($2 OR deleted_at IS NULL)
-   AND ${ownedBy(3, 4)}`,
+   AND ${ownedBy("$3", "$4")}`,
 
     /** The message's trace goes with it (`ON DELETE CASCADE`). `$2`, `$3`: the scope. */
-    deleteMessage: `DELETE FROM ${messages} WHERE id = $1 AND ${ownedBy(2, 3)}`,
+    deleteMessage: `DELETE FROM ${messages} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
     /** `$3`, `$4`: the scope. */
     flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 AND deleted_at IS NULL
-   AND ${ownedBy(3, 4)}
+   AND ${ownedBy("$3", "$4")}
 RETURNING ${MESSAGE_COLUMNS}`,
 
     /** The last two parameters of each: the scope (see lifecycle-functions.ts). */
@@ -176,10 +183,9 @@ RETURNING ${MESSAGE_COLUMNS}`,
       includeDeleted: boolean,
     ) {
       const p = new Params();
-      let where = [
-        `conversation_id = ${p.add(encodeText(conversationId))}`,
-        ...ownerConditions(scope, p),
-      ].join(" AND ");
+      const [user, tenant] = scopeParams(scope);
+      let where = `conversation_id = ${p.add(encodeText(conversationId))}
+   AND ${ownedBy(p.add(user), p.add(tenant))}`;
       if (!includeDeleted) where += " AND deleted_at IS NULL";
       if (after)
         where += ` AND ("timestamp", seq) > (${p.add(after.timestamp)}, ${p.add(after.sequence)})`;
@@ -197,7 +203,7 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
     immediateContext: `SELECT ${fieldNames(MESSAGE)} FROM (
   SELECT ${MESSAGE_COLUMNS}, seq FROM ${messages}
    WHERE conversation_id = $1 AND NOT is_flagged AND deleted_at IS NULL
-     AND ${ownedBy(3, 4)}
+     AND ${ownedBy("$3", "$4")}
    ORDER BY "timestamp" DESC, seq DESC LIMIT $2
 ) newest ORDER BY "timestamp", seq`,
 
@@ -215,7 +221,7 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
     /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope, on the trace's owners. */
     readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces}
  WHERE message_id = $1 AND ($2 OR deleted_at IS NULL)
-   AND ${ownedBy(3, 4)}`,
+   AND ${ownedBy("$3", "$4")}`,
 
     /**
      * `(timestamp desc, id desc)` keyset with any filter. Tool and model filters are JSONB
@@ -316,7 +322,7 @@ ORDER BY id LIMIT ${p.add(take)}`,
     setEmbeddings: `UPDATE ${messages} m SET embedding = u.embedding
   FROM jsonb_to_recordset($1::jsonb) AS u(id text, "originalContent" text, embedding double precision[])
  WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"
-   AND ${ownedBy(2, 3, "m.")}`,
+   AND ${ownedBy("$2", "$3", "m.")}`,
 
     /** Semantic search on float8[]; see search-queries.ts. */
     search: (scope: Scope, q: SearchRequest, cubes: boolean): Statement =>
