@@ -1,34 +1,10 @@
+import type { MessageStoreError, Scope, StoreCapabilities } from "@message-store/core";
+import { IntegrityError } from "@message-store/core";
 import {
-  type Conversation,
-  type ConversationRecord,
-  type DeletedCounts,
-  type EmbeddingUpdate,
-  IntegrityError,
-  type Message,
-  type MessageStoreError,
-  type PendingEmbeddingsFilter,
-  type SearchHit,
-  type StoreCapabilities,
-  type TextSearchFilter,
-  type TextSearchHit,
-  type TurnTrace,
-  type UsageBucket,
-  type UsageQuery,
-} from "@message-store/core";
-import {
-  type ByIdRequest,
-  type ConversationKey,
-  type ConversationPageRequest,
-  type DriverRequest,
   finalizeUsage,
-  type MessageKey,
   type MessageStoreDriver,
-  type PageRequest,
   parseConfig,
-  type ReadByIdRequest,
-  type SequencedMessage,
-  type TraceFilter,
-  type TraceKey,
+  type RequestOf,
 } from "@message-store/core/adapter";
 import type pg from "pg";
 import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
@@ -49,15 +25,18 @@ import {
   traceParams,
 } from "./row-mapping.js";
 import type { Statement } from "./sql/params.js";
-import { createQueries, type Queries, scopeParams } from "./sql/queries.js";
-import type { SearchRequest } from "./sql/search-queries.js";
+import { createQueries, type Queries } from "./sql/queries.js";
+import { scopeParams } from "./sql/scope-conditions.js";
 import { textSearchStatement } from "./sql/text-search-queries.js";
 import { StoreIo } from "./store-io.js";
 import type { PostgresStoreOptions } from "./store-options.js";
 import { toTextSearchHits } from "./text-search-hits.js";
 
-/** A fixed statement with its parameters. */
-const stmt = (text: string, values: unknown[]): Statement => ({ text, values });
+/** A fixed statement with its parameters, and then the scope's when it takes them (`ownedBy`). */
+const stmt = (text: string, values: unknown[], scope?: Scope): Statement => ({
+  text,
+  values: scope ? [...values, ...scopeParams(scope)] : values,
+});
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -172,9 +151,7 @@ export class PostgresDriver implements MessageStoreDriver {
     return this.#partitions;
   }
 
-  async storeConversation({
-    conversation,
-  }: DriverRequest & { conversation: ConversationRecord }): Promise<Conversation> {
+  async storeConversation({ conversation }: RequestOf<"storeConversation">) {
     const write = stmt(this.#q.upsertConversation, conversationParams(conversation));
     const stored = this.#io.conversation((await this.#io.written(write))[0]);
     // The statement refuses (MS003) rather than skipping the row; no row is a broken server.
@@ -183,54 +160,37 @@ export class PostgresDriver implements MessageStoreDriver {
     return stored;
   }
 
-  async getConversation({
-    id,
-    includeDeleted,
-    scope,
-  }: ReadByIdRequest): Promise<Conversation | null> {
-    const read = stmt(this.#q.readConversation, [
-      encodeText(id),
-      includeDeleted,
-      ...scopeParams(scope),
-    ]);
+  async getConversation({ id, includeDeleted, scope }: RequestOf<"getConversation">) {
+    const read = stmt(this.#q.readConversation, [encodeText(id), includeDeleted], scope);
     return this.#io.conversation((await this.#io.rows(read))[0]);
   }
 
-  getConversationsByUserId({
-    scope,
-    includeDeleted,
-    page,
-  }: ConversationPageRequest<ConversationKey> & { scope: { userId: string } }): Promise<
-    Conversation[]
-  > {
+  getConversationsByUserId({ scope, includeDeleted, page }: RequestOf<"getConversationsByUserId">) {
     return this.#laggingIo.conversations(
       this.#q.listConversations(scope, page.after, page.take, includeDeleted),
     );
   }
 
-  listConversations({ scope, includeDeleted, page }: ConversationPageRequest<string>) {
+  listConversations({ scope, includeDeleted, page }: RequestOf<"listConversations">) {
     return this.#laggingIo.conversations(
       this.#q.listConversationsById(scope, page.after, page.take, includeDeleted),
     );
   }
 
-  async deleteConversation({ id, scope }: ByIdRequest): Promise<boolean> {
-    const write = stmt(this.#q.deleteConversation, [encodeText(id), ...scopeParams(scope)]);
+  async deleteConversation({ id, scope }: RequestOf<"deleteConversation">) {
+    const write = stmt(this.#q.deleteConversation, [encodeText(id)], scope);
     return (await this.#io.changed(write)) > 0;
   }
 
-  softDeleteConversation({ id, deletedAt, scope }: ByIdRequest & { deletedAt: number }) {
-    const values = [encodeText(id), deletedAt, ...scopeParams(scope)];
-    return this.#io.done(stmt(this.#q.softDeleteConversation, values));
+  softDeleteConversation({ id, deletedAt, scope }: RequestOf<"softDeleteConversation">) {
+    return this.#io.done(stmt(this.#q.softDeleteConversation, [encodeText(id), deletedAt], scope));
   }
 
-  restoreConversation({ id, scope }: ByIdRequest): Promise<boolean> {
-    return this.#io.done(
-      stmt(this.#q.restoreConversation, [encodeText(id), ...scopeParams(scope)]),
-    );
+  restoreConversation({ id, scope }: RequestOf<"restoreConversation">) {
+    return this.#io.done(stmt(this.#q.restoreConversation, [encodeText(id)], scope));
   }
 
-  async storeMessages({ messages }: DriverRequest & { messages: readonly Message[] }) {
+  async storeMessages({ messages }: RequestOf<"storeMessages">) {
     // One message (every turn of an agent) has a function of its own: no recordset, no sort.
     const [row] = await this.#io.written(
       messages.length === 1
@@ -244,46 +204,37 @@ export class PostgresDriver implements MessageStoreDriver {
   }
 
   /** One statement: the conversation, its lock and the timestamps inside `ms_put_messages`. */
-  async storeSessionMessages({
-    conversation,
-    messages,
-    now,
-  }: DriverRequest & {
-    conversation: ConversationRecord;
-    messages: readonly Message[];
-    now: number;
-  }): Promise<Message[]> {
+  async storeSessionMessages({ conversation, messages, now }: RequestOf<"storeSessionMessages">) {
     const values = [batchParam(messages), toJsonParam(conversation), now];
     const [row] = await this.#io.written(stmt(this.#q.putMessages, values));
     return asStored(messages, row?.stored);
   }
 
-  async getMessage({ id, includeDeleted, scope }: ReadByIdRequest): Promise<Message | null> {
-    const read = stmt(this.#q.readMessage, [encodeText(id), includeDeleted, ...scopeParams(scope)]);
+  async getMessage({ id, includeDeleted, scope }: RequestOf<"getMessage">) {
+    const read = stmt(this.#q.readMessage, [encodeText(id), includeDeleted], scope);
     return this.#io.message((await this.#io.rows(read))[0]);
   }
 
-  async flagMessage({ id, flagged, scope }: ByIdRequest & { flagged: boolean }) {
-    const write = stmt(this.#q.flagMessage, [encodeText(id), flagged, ...scopeParams(scope)]);
+  async flagMessage({ id, flagged, scope }: RequestOf<"flagMessage">) {
+    const write = stmt(this.#q.flagMessage, [encodeText(id), flagged], scope);
     return this.#io.message((await this.#io.written(write))[0]);
   }
 
-  softDeleteMessage({ id, deletedAt, scope }: ByIdRequest & { deletedAt: number }) {
-    const values = [encodeText(id), deletedAt, ...scopeParams(scope)];
-    return this.#io.done(stmt(this.#q.softDeleteMessage, values));
+  softDeleteMessage({ id, deletedAt, scope }: RequestOf<"softDeleteMessage">) {
+    return this.#io.done(stmt(this.#q.softDeleteMessage, [encodeText(id), deletedAt], scope));
   }
 
-  restoreMessage({ id, scope }: ByIdRequest): Promise<boolean> {
-    return this.#io.done(stmt(this.#q.restoreMessage, [encodeText(id), ...scopeParams(scope)]));
+  restoreMessage({ id, scope }: RequestOf<"restoreMessage">) {
+    return this.#io.done(stmt(this.#q.restoreMessage, [encodeText(id)], scope));
   }
 
-  async deleteMessage({ id, scope }: ByIdRequest): Promise<boolean> {
-    const write = stmt(this.#q.deleteMessage, [encodeText(id), ...scopeParams(scope)]);
+  async deleteMessage({ id, scope }: RequestOf<"deleteMessage">) {
+    const write = stmt(this.#q.deleteMessage, [encodeText(id)], scope);
     return (await this.#io.changed(write)) > 0;
   }
 
-  purgeDeleted({ before, scope }: DriverRequest & { before: number }): Promise<DeletedCounts> {
-    return this.#io.counts(stmt(this.#q.purgeDeleted, [before, ...scopeParams(scope)]));
+  purgeDeleted({ before, scope }: RequestOf<"purgeDeleted">) {
+    return this.#io.counts(stmt(this.#q.purgeDeleted, [before], scope));
   }
 
   getMessagesByConversationId({
@@ -291,27 +242,20 @@ export class PostgresDriver implements MessageStoreDriver {
     conversationId,
     includeDeleted,
     page,
-  }: DriverRequest & {
-    conversationId: string;
-    includeDeleted: boolean;
-    page: PageRequest<MessageKey>;
-  }): Promise<SequencedMessage[]> {
+  }: RequestOf<"getMessagesByConversationId">) {
     return this.#io.sequencedMessages(
       this.#q.listMessages(scope, conversationId, page.after, page.take, includeDeleted),
     );
   }
 
-  getImmediateContext({
-    scope,
-    conversationId,
-    n,
-  }: DriverRequest & { conversationId: string; n: number }): Promise<Message[]> {
-    const values = [encodeText(conversationId), n, ...scopeParams(scope)];
-    return this.#io.messages(stmt(this.#q.immediateContext, values));
+  getImmediateContext({ scope, conversationId, n }: RequestOf<"getImmediateContext">) {
+    return this.#io.messages(
+      stmt(this.#q.immediateContext, [encodeText(conversationId), n], scope),
+    );
   }
 
   /** One trace through `ms_put_turn_trace` (no recordset), more through `ms_put_turn_traces`. */
-  async storeTurnTraces({ traces }: DriverRequest & { traces: readonly TurnTrace[] }) {
+  async storeTurnTraces({ traces }: RequestOf<"storeTurnTraces">) {
     if (traces.length === 1) {
       const trace = traces[0]!;
       const [row] = await this.#io.written(stmt(this.#q.upsertTrace, traceParams(trace)));
@@ -329,34 +273,27 @@ export class PostgresDriver implements MessageStoreDriver {
     id,
     includeDeleted,
     scope,
-  }: ReadByIdRequest): Promise<TurnTrace | null> {
-    const values = [encodeText(id), includeDeleted, ...scopeParams(scope)];
-    return this.#io.trace((await this.#io.rows(stmt(this.#q.readTraceByMessage, values)))[0]);
+  }: RequestOf<"getTurnTraceByMessageId">) {
+    const read = stmt(this.#q.readTraceByMessage, [encodeText(id), includeDeleted], scope);
+    return this.#io.trace((await this.#io.rows(read))[0]);
   }
 
-  queryTurnTraces({
-    scope,
-    filter,
-    page,
-  }: DriverRequest & { filter: TraceFilter; page: PageRequest<TraceKey> }): Promise<TurnTrace[]> {
+  queryTurnTraces({ scope, filter, page }: RequestOf<"queryTurnTraces">) {
     return this.#laggingIo.traces(this.#q.listTraces(scope, filter, page.after, page.take));
   }
 
-  async summarizeUsage({
-    scope,
-    query,
-  }: DriverRequest & { query: Omit<UsageQuery, "userId" | "tenantId"> }): Promise<UsageBucket[]> {
+  async summarizeUsage({ scope, query }: RequestOf<"summarizeUsage">) {
     const bucketMs = query.bucket === "hour" ? HOUR_MS : DAY_MS;
     const rows = await this.#laggingIo.rows(this.#q.usage(scope, { ...query, bucketMs }));
     return finalizeUsage(rows.map(toUsageSums));
   }
 
-  deleteUserData({ scope }: DriverRequest & { scope: { userId: string } }): Promise<DeletedCounts> {
+  deleteUserData({ scope }: RequestOf<"deleteUserData">) {
     const owners = [encodeText(scope.userId), encodeNullable(scope.tenantId ?? null)];
     return this.#io.counts(stmt(this.#q.deleteUserData, owners));
   }
 
-  searchMessages({ scope, query }: DriverRequest & { query: SearchRequest }): Promise<SearchHit[]> {
+  searchMessages({ scope, query }: RequestOf<"searchMessages">) {
     const { vector, cubes } = this.#search;
     const search = vector
       ? this.#q.vectorSearch(scope, query)
@@ -364,35 +301,17 @@ export class PostgresDriver implements MessageStoreDriver {
     return this.#laggingIo.hits(search, query.embedding);
   }
 
-  async searchConversations({
-    scope,
-    filter,
-    page,
-  }: DriverRequest & {
-    filter: Omit<TextSearchFilter, "userId" | "tenantId">;
-    page: PageRequest<ConversationKey>;
-  }): Promise<TextSearchHit[]> {
+  async searchConversations({ scope, filter, page }: RequestOf<"searchConversations">) {
     const search = textSearchStatement(this.schema, scope, filter, page);
     return toTextSearchHits(await this.#laggingIo.rows(search), this.schema);
   }
 
-  listPendingEmbeddings({
-    scope,
-    filter,
-    page,
-  }: DriverRequest & {
-    filter: Omit<PendingEmbeddingsFilter, "userId" | "tenantId">;
-    page: PageRequest<string>;
-  }): Promise<Message[]> {
+  listPendingEmbeddings({ scope, filter, page }: RequestOf<"listPendingEmbeddings">) {
     return this.#io.messages(this.#q.listPending(scope, filter, page.after, page.take));
   }
 
-  setEmbeddings({
-    scope,
-    updates,
-  }: DriverRequest & { updates: readonly EmbeddingUpdate[] }): Promise<number> {
-    const values = [toJsonParam(updates), ...scopeParams(scope)];
-    return this.#io.changed(stmt(this.#q.setEmbeddings, values));
+  setEmbeddings({ scope, updates }: RequestOf<"setEmbeddings">) {
+    return this.#io.changed(stmt(this.#q.setEmbeddings, [toJsonParam(updates)], scope));
   }
 
   async close(): Promise<void> {

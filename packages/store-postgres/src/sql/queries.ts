@@ -1,62 +1,24 @@
-import type { PendingEmbeddingsFilter, Scope, UsageQuery } from "@message-store/core";
-import type {
-  ConversationKey,
-  MessageKey,
-  TraceFilter,
-  TraceKey,
-} from "@message-store/core/adapter";
-import { encodeNullable, encodeText, toJsonParam } from "../nul-codec.js";
+import type { PendingEmbeddingsFilter, Scope } from "@message-store/core";
+import type { ConversationKey, MessageKey } from "@message-store/core/adapter";
+import { encodeText } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
 import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
+import { ownedBy, ownerConditions, scopeParams } from "./scope-conditions.js";
 import { type SearchRequest, searchStatement, vectorSearchStatement } from "./search-queries.js";
 import { refuse } from "./sqlstates.js";
+import { traceQueries } from "./trace-queries.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
  * trip). Dynamic statements (filters, paging) are assembled from fixed fragments; values only
  * ever travel as parameters.
  *
- * The request's scope travels inside the statement: a by-id statement takes the scope's user and
- * tenant as its last two parameters ({@link ownedBy}: NULL for no condition; a record outside is
- * absent), and the dynamic ones add a condition per owner the scope names ({@link ownerConditions}),
- * always on the record's own `user_id`/`tenant_id` (a message's and a trace's are always their
- * conversation's).
+ * The request's scope travels inside the statement (see `scope-conditions.ts`): a by-id statement
+ * takes the scope's user and tenant as its last two parameters, and the dynamic ones add a
+ * condition per owner the scope names.
  */
-
-/**
- * `($u IS NULL OR user_id = $u) AND ($t IS NULL OR tenant_id = $t)`: the scope of a statement on
- * one record or one conversation, as its parameters `user` and `tenant` (placeholders, values
- * from {@link scopeParams}). The key (primary key, `idx_msg_conv`) finds the rows and the
- * condition only filters them, so the plan is the unscoped one, also as the generic plan of a
- * prepared statement: a plain `user_id = $u` would let that plan walk a user's whole
- * `idx_msg_user` and sort it instead (seen at 170 ms for a 50-message context window of a
- * 200k-message user; `plans.test.ts`).
- */
-function ownedBy(user: string, tenant: string, alias = ""): string {
-  return `(${user}::text IS NULL OR ${alias}user_id = ${user}::text)
-   AND (${tenant}::text IS NULL OR ${alias}tenant_id = ${tenant}::text)`;
-}
-
-/** The values of {@link ownedBy}'s parameters: the scope's user and tenant, or NULL. */
-export function scopeParams(scope: Scope): [string | null, string | null] {
-  return [encodeNullable(scope.userId ?? null), encodeNullable(scope.tenantId ?? null)];
-}
-
-/**
- * The scope's owners as conditions of a dynamic statement on many conversations (lists,
- * analytics, search), on table alias `alias`: there a user's or tenant's index is the plan.
- */
-function ownerConditions(scope: Scope, p: Params, alias = ""): string[] {
-  const where: string[] = [];
-  if (scope.userId !== undefined)
-    where.push(`${alias}user_id = ${p.add(encodeText(scope.userId))}`);
-  if (scope.tenantId !== undefined) {
-    where.push(`${alias}tenant_id = ${p.add(encodeText(scope.tenantId))}`);
-  }
-  return where;
-}
 
 // Rows come back keyed by the models' field names (see `selectList`).
 const CONVERSATION_COLUMNS = selectList(CONVERSATION_READ);
@@ -223,63 +185,7 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
  WHERE message_id = $1 AND ($2 OR deleted_at IS NULL)
    AND ${ownedBy("$3", "$4")}`,
 
-    /**
-     * `(timestamp desc, id desc)` keyset with any filter. Tool and model filters are JSONB
-     * containment, which the GIN indexes serve; agent, conversation and time ranges use B-trees.
-     */
-    listTraces(
-      scope: Scope,
-      filter: TraceFilter,
-      after: TraceKey | null,
-      take: number | null,
-    ): Statement {
-      const p = new Params();
-      const where = traceConditions(scope, filter, p);
-      if (after) {
-        where.push(
-          `("timestamp", id) < (${p.add(after.timestamp)}, ${p.add(encodeText(after.id))})`,
-        );
-      }
-      return {
-        text: `SELECT ${TRACE_COLUMNS} FROM ${traces}${whereClause(where)}
-ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
-        values: p.values,
-      };
-    },
-
-    /** Raw sums per bucket, aggregated in SQL; core's `finalizeUsage` rounds them. */
-    usage(
-      scope: Scope,
-      q: Omit<UsageQuery, "userId" | "tenantId"> & { bucketMs: number },
-    ): Statement {
-      const p = new Params();
-      const where = [`"timestamp" >= ${p.add(q.since)}`, `"timestamp" < ${p.add(q.until)}`];
-      if (q.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(q.agentId))}`);
-      where.push(...ownerConditions(scope, p));
-      if (!q.includeDeleted) where.push("deleted_at IS NULL");
-      const size = p.add(q.bucketMs);
-      return {
-        text: `SELECT ("timestamp" / ${size}::bigint) * ${size}::bigint AS bucket_start,
-       count(*) AS turns,
-       sum(total_tokens) AS total_tokens,
-       coalesce(sum(calls.prompt_tokens), 0) AS prompt_tokens,
-       coalesce(sum(calls.completion_tokens), 0) AS completion_tokens,
-       coalesce(sum(calls.cost_usd), 0) AS cost_usd,
-       sum(total_latency_ms) AS latency_sum_ms,
-       max(total_latency_ms) AS max_latency_ms,
-       count(*) FILTER (WHERE errors <> '[]'::jsonb) AS turns_with_errors
-  FROM ${traces} t
- CROSS JOIN LATERAL (
-   SELECT sum((c->>'promptTokens')::bigint) AS prompt_tokens,
-          sum((c->>'completionTokens')::bigint) AS completion_tokens,
-          sum((c->>'costUsd')::numeric) AS cost_usd
-     FROM jsonb_array_elements(t.llm_calls) AS c
- ) calls
- WHERE ${where.join(" AND ")}
- GROUP BY 1 ORDER BY 1`,
-        values: p.values,
-      };
-    },
+    ...traceQueries(s),
 
     /**
      * Exact counts of what is removed; see `ms_delete_user_data` in lifecycle-functions.ts.
@@ -351,28 +257,5 @@ export type Queries = ReturnType<typeof createQueries>;
 function conversationConditions(scope: Scope, includeDeleted: boolean, p: Params): string[] {
   const where = ownerConditions(scope, p);
   if (!includeDeleted) where.push("deleted_at IS NULL");
-  return where;
-}
-
-/** The `queryTurnTraces` scope and filter as SQL; same semantics as core's `matchesTraceFilter`. */
-function traceConditions(scope: Scope, f: TraceFilter, p: Params): string[] {
-  const where: string[] = [];
-  if (f.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(f.agentId))}`);
-  if (f.conversationId !== undefined) {
-    where.push(`conversation_id = ${p.add(encodeText(f.conversationId))}`);
-  }
-  where.push(...ownerConditions(scope, p));
-  if (!f.includeDeleted) where.push("deleted_at IS NULL");
-  if (f.since !== undefined) where.push(`"timestamp" >= ${p.add(f.since)}`);
-  if (f.until !== undefined) where.push(`"timestamp" < ${p.add(f.until)}`);
-  if (f.minTotalTokens !== undefined) where.push(`total_tokens >= ${p.add(f.minTotalTokens)}`);
-  if (f.toolName !== undefined) {
-    where.push(`tool_traces @> ${p.add(toJsonParam([{ toolName: f.toolName }]))}::jsonb`);
-  }
-  if (f.model !== undefined) {
-    where.push(`llm_calls @> ${p.add(toJsonParam([{ model: f.model }]))}::jsonb`);
-  }
-  if (f.hasErrors !== undefined)
-    where.push(f.hasErrors ? "errors <> '[]'::jsonb" : "errors = '[]'::jsonb");
   return where;
 }

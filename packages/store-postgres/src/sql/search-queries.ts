@@ -3,6 +3,7 @@ import { encodeText } from "../nul-codec.js";
 import { selectList } from "./column-lists.js";
 import { MESSAGE } from "./columns.js";
 import { Params, type Statement } from "./params.js";
+import { ownerConditions } from "./scope-conditions.js";
 
 /**
  * Semantic search over `double precision[]` embeddings, brute force but cheap per row:
@@ -57,10 +58,7 @@ export type SearchRequest = Omit<SearchQuery, "userId" | "tenantId">;
 function searchConditions(scope: Scope, q: SearchRequest, p: Params): string[] {
   const where = ["NOT m.is_flagged", `m.embedding_dims = ${p.add(q.embedding.length)}`];
   if (!q.includeDeleted) where.push("m.deleted_at IS NULL");
-  if (scope.userId !== undefined) where.push(`m.user_id = ${p.add(encodeText(scope.userId))}`);
-  if (scope.tenantId !== undefined) {
-    where.push(`m.tenant_id = ${p.add(encodeText(scope.tenantId))}`);
-  }
+  where.push(...ownerConditions(scope, p, "m."));
   if (q.conversationId !== undefined) {
     where.push(`m.conversation_id = ${p.add(encodeText(q.conversationId))}`);
   }

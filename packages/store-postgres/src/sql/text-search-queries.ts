@@ -4,6 +4,7 @@ import { encodeText } from "../nul-codec.js";
 import { CONVERSATION_READ, MESSAGE, type StoredField } from "./columns.js";
 import { Params, type Statement } from "./params.js";
 import { quoteIdent } from "./quote.js";
+import { ownerConditions } from "./scope-conditions.js";
 
 /** Prefix of the matched message's columns in a text-search row. */
 export const MESSAGE_PREFIX = "m_";
@@ -51,11 +52,7 @@ export function textSearchStatement(
   const s = quoteIdent(schema);
   const p = new Params();
   const live = filter.includeDeleted ? "" : " AND m.deleted_at IS NULL";
-  const where: string[] = [];
-  if (scope.userId !== undefined) where.push(`c.user_id = ${p.add(encodeText(scope.userId))}`);
-  if (scope.tenantId !== undefined) {
-    where.push(`c.tenant_id = ${p.add(encodeText(scope.tenantId))}`);
-  }
+  const where = ownerConditions(scope, p, "c.");
   if (!filter.includeDeleted) where.push("c.deleted_at IS NULL");
   if (page.after) {
     const at = p.add(page.after.lastActivityAt);
