@@ -234,11 +234,7 @@ describe("calls keyed only by a message id probe every partition", () => {
       "turn_traces",
     ],
     ["deleteMessage", () => [q.deleteMessage, ["msg-5", ...ALL]] as const, "messages"],
-    [
-      "softDeleteMessage",
-      () => [q.softDeleteMessage, ["msg-5", 1, ...ALL]] as const,
-      "messages",
-    ],
+    ["softDeleteMessage", () => [q.softDeleteMessage, ["msg-5", 1, ...ALL]] as const, "messages"],
     [
       "a user's getMessage",
       () => [q.readMessage, ["msg-5", false, "user-6", null]] as const,
