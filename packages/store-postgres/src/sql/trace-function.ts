@@ -87,6 +87,14 @@ const SINGLE: TraceRuleInputs = {
   ownerTenantId: "c.tenant_id",
 };
 
+/** The same trace once its message was found in its conversation (`target`, locked). */
+const FOUND: TraceRuleInputs = {
+  ...SINGLE,
+  conversationId: "target.id",
+  ownerUserId: "target.user_id",
+  ownerTenantId: "target.tenant_id",
+};
+
 /**
  * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column,
  * resolving to the `userId` and `tenantId` it stored. It writes only if the message exists in
@@ -143,7 +151,7 @@ BEGIN
       : ""
   }
   SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
-  rule := ${traceRule({ ...SINGLE, conversationId: "target.id", ownerUserId: "target.user_id", ownerTenantId: "target.tenant_id" }, "old", "target.deleted_at")};
+  rule := ${traceRule(FOUND, "old", "target.deleted_at")};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", traceDetail("p_id", "p_message_id", "p_conversation_id", "NULL::text"))}
   END IF;
