@@ -3,5 +3,5 @@ import shared from "../../tsup.config.js";
 
 export default defineConfig({
   ...(shared as object),
-  entry: { index: "src/index.ts", adapter: "src/adapter.ts" },
+  entry: { index: "src/index.ts", adapter: "src/adapter.ts", memory: "src/memory.ts" },
 });

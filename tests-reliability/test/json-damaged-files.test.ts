@@ -164,7 +164,7 @@ describe("json damaged files", () => {
       }
       // And the other way round: a child cannot open what this process holds.
       const mine = await JsonMessageStore.open({ path: join(tempDir("json-lock"), "mine.json") });
-      const contender = holdOpen(mine.path);
+      const contender = holdOpen(mine.driver.path);
       expect(await contender.status).toMatch(/^error STORE_LOCKED .*in process \d+/);
       await contender.release();
       await mine.close();

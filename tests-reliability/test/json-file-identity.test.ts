@@ -72,7 +72,7 @@ describe("json file identity and permissions", () => {
     await store.storeConversation(conversation("c"));
     for (let i = 0; i < COMPACTIONS; i++) {
       await store.storeMessage(message(`m${i}`, "c", i, 0, { originalContent: `${SECRET}${i}` }));
-      await store.compact();
+      await store.driver.compact();
       if (i % 20 === 19) {
         // Reopening creates the lock file and the journal afresh.
         await store.close();
@@ -121,10 +121,10 @@ describe("json file identity and permissions", () => {
     await (await JsonMessageStore.open({ path: real })).close();
     symlinkSync(real, alias);
     const store = await JsonMessageStore.open({ path: alias });
-    expect(store.path).toBe(real);
+    expect(store.driver.path).toBe(real);
     await store.storeConversation(conversation("c"));
     await store.storeMessage(message("via-alias", "c", 1));
-    await store.compact();
+    await store.driver.compact();
     await store.close();
     expect(lstatSync(alias).isSymbolicLink()).toBe(true);
     expect(readlinkSync(alias)).toBe(real);

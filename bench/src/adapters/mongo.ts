@@ -159,7 +159,7 @@ export async function openMongo(options: MongoBenchOptions): Promise<BenchTarget
   return {
     name: "mongo",
     constraint: options.jongodb ? JONGODB_CONSTRAINT : undefined,
-    server: `MongoDB wire protocol, server version ${info.version} (${origin}${hello.setName ? `, replica set ${hello.setName}` : ""}; transactions ${store.usesTransactions ? "on" : "off"})`,
+    server: `MongoDB wire protocol, server version ${info.version} (${origin}${hello.setName ? `, replica set ${hello.setName}` : ""}; transactions ${store.driver.usesTransactions ? "on" : "off"})`,
     store,
     raw,
     loader: loader(db, counts),

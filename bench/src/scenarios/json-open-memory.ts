@@ -47,7 +47,7 @@ export const jsonOpenMemory: Scenario = {
     await json.reset();
     await json.loader.grow({ messages, traces: Math.floor(messages / 5) });
     const store = () => json.store as JsonMessageStore;
-    await store().compact(); // the store's own (pretty-printed) format
+    await store().driver.compact(); // the store's own (pretty-printed) format
     const measurements: Measurement[] = [];
 
     const task = progress.task(
@@ -84,7 +84,7 @@ export const jsonOpenMemory: Scenario = {
       let compacting = true;
       const started = performance.now();
       const compaction = store()
-        .compact()
+        .driver.compact()
         .finally(() => {
           compacting = false;
         });

@@ -1,6 +1,8 @@
 import { registerStorage } from "@message-store/core/adapter";
-import { ADAPTER, RedisMessageStore, type RedisStoreConfig } from "./redis-message-store.js";
+import { ADAPTER } from "./redis-driver.js";
+import { RedisMessageStore, type RedisStoreConfig } from "./redis-message-store.js";
 
+export { ADAPTER, type RedisClient, RedisDriver } from "./redis-driver.js";
 export {
   RedisConfigSchema,
   RedisMessageStore,

@@ -49,8 +49,6 @@ export type {
   StorageName,
   StoreConfig,
 } from "./factory/storage-config-map.js";
-export { MessageStore } from "./store/message-store.js";
-export type { MessageStoreApi, StoreCapabilities } from "./store/message-store-api.js";
 export {
   type Conversation,
   type ConversationInput,
@@ -136,3 +134,5 @@ export {
   toOpenAIChatMessages,
 } from "./replay/to-openai-chat-messages.js";
 export { type ConversationOwner, ensureConversation } from "./session/ensure-conversation.js";
+export { MessageStore } from "./store/message-store.js";
+export type { MessageStoreApi, StoreCapabilities } from "./store/message-store-api.js";

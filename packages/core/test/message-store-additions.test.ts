@@ -2,17 +2,20 @@ import { describe, expect, it } from "vitest";
 import {
   compressionHint,
   IntegrityError,
+  type MessageStore,
   UnsupportedOperationError,
   ValidationError,
 } from "../src/index.js";
-import { MemoryMessageStore } from "./support/memory-message-store.js";
+import { type RecordingDriver, recordingStore } from "./support/recording-driver.js";
 import { msg, seeded } from "./support/store-fixtures.js";
+
+type Store = MessageStore<RecordingDriver>;
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe("session API", () => {
-  it("stores plain turns in one hook call that also creates the conversation", async () => {
-    const store = new MemoryMessageStore();
+  it("stores plain turns in one driver call that also creates the conversation", async () => {
+    const store = recordingStore();
     const before = Date.now();
     const stored = await store.storeSessionMessages(
       "s1",
@@ -23,9 +26,10 @@ describe("session API", () => {
       ],
       { userId: "u1", agentId: "a1", title: "First" },
     );
-    expect(store.hookCalls).toEqual(["_getConversation", "_storeMessages"]);
-    const [, options] = store.hookArgs[1] as [unknown, { ensureConversation: unknown }];
-    expect(options.ensureConversation).toMatchObject({
+    expect(store.driver.ops).toEqual(["storeSessionMessages"]);
+    const { request } = store.driver.calls[0]!;
+    expect(request.now).toBeGreaterThanOrEqual(before);
+    expect(request.conversation).toMatchObject({
       id: "s1",
       userId: "u1",
       agentId: "a1",
@@ -54,7 +58,7 @@ describe("session API", () => {
   });
 
   it("keeps a given id (a retried call is an upsert) and rejects duplicates", async () => {
-    const store = new MemoryMessageStore();
+    const store = recordingStore();
     const turn = { id: "fixed", role: "user" as const, content: "x" };
     await store.storeSessionMessages("s", [turn], { userId: "u" });
     const [again] = await store.storeSessionMessages("s", [turn], { userId: "u" });
@@ -65,7 +69,7 @@ describe("session API", () => {
   });
 
   it("validates turns and options before any I/O; no turns is a no-op", async () => {
-    const store = new MemoryMessageStore();
+    const store = recordingStore();
     const bad: [unknown, unknown][] = [
       [[{ role: "user" }], { userId: "u" }],
       [[{ role: "robot", content: "x" }], { userId: "u" }],
@@ -80,7 +84,7 @@ describe("session API", () => {
       ).rejects.toBeInstanceOf(ValidationError);
     }
     expect(await store.storeSessionMessages("s", [], { userId: "u" })).toEqual([]);
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
   it("loadSessionMessages walks every page and compresses on request", async () => {
@@ -94,10 +98,10 @@ describe("session API", () => {
       ),
     );
     await store.storeMessages(messages);
-    store.hookCalls.length = 0;
+    store.driver.calls.length = 0;
     const all = await store.loadSessionMessages("c1");
     expect(all.map((m) => m.id)).toEqual(messages.map((m) => m.id));
-    expect(store.hookCalls).toEqual(Array(3).fill("_getMessagesByConversationId"));
+    expect(store.driver.ops).toEqual(Array(3).fill("getMessagesByConversationId"));
     const compressed = await store.loadSessionMessages("c1", { compress: true });
     expect(compressed[7]!.originalContent).toBe(
       "a".repeat(200) + compressionHint("m00007", 1100) + "a".repeat(200),
@@ -108,9 +112,9 @@ describe("session API", () => {
 
 describe("capabilities", () => {
   const none = () =>
-    new MemoryMessageStore({ softDelete: false, tenants: false, embeddingQueue: false });
+    recordingStore({ capabilities: { softDelete: false, tenants: false, embeddingQueue: false } });
 
-  it.each<[string, (s: MemoryMessageStore) => Promise<unknown>]>([
+  it.each<[string, (s: Store) => Promise<unknown>]>([
     ["softDeleteConversation", (s) => s.softDeleteConversation("c1")],
     ["restoreConversation", (s) => s.restoreConversation("c1")],
     ["softDeleteMessage", (s) => s.softDeleteMessage("m")],
@@ -132,12 +136,12 @@ describe("capabilities", () => {
     ],
     ["deleteUserData by tenant", (s) => s.deleteUserData("u", { tenantId: "t" })],
     ["forTenant", async (s) => s.forTenant("t")],
-  ])("%s without its capability: UnsupportedOperationError, no hook runs", async (_, call) => {
+  ])("%s without its capability: UnsupportedOperationError, no driver call", async (_, call) => {
     const store = none();
     const error = await call(store).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsupportedOperationError);
     expect((error as Error).message).toMatch(/^\[message-store\] \[memory\] /);
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
   it("deleteMessage and includeDeleted need no capability", async () => {
@@ -154,7 +158,7 @@ describe("soft delete plumbing", () => {
     await store.storeMessage(msg("m1", 1));
     const before = Date.now();
     expect(await store.softDeleteConversation("c1")).toBe(true);
-    const [, stamp] = store.hookArgs.at(-1) as [string, number];
+    const stamp: number = store.driver.calls.at(-1)!.request.deletedAt;
     expect(stamp).toBeGreaterThanOrEqual(before);
     expect(await store.getConversation("c1")).toBeNull();
     expect((await store.getConversation("c1", { includeDeleted: true }))?.deletedAt).toBe(stamp);
@@ -169,13 +173,13 @@ describe("soft delete plumbing", () => {
   it("purgeDeleted passes its scope filter down", async () => {
     const store = await seeded();
     await store.purgeDeleted({ before: 10, tenantId: "t" });
-    expect(store.hookArgs.at(-1)).toEqual([10, { tenantId: "t" }]);
+    expect(store.driver.calls.at(-1)!.request).toEqual({ before: 10, scope: { tenantId: "t" } });
   });
 });
 
 describe("scoped views push their scope down", () => {
   async function twoUsers() {
-    const store = new MemoryMessageStore({ semanticSearch: true });
+    const store = recordingStore();
     for (const u of ["u1", "u2"]) {
       await store.storeConversation({ id: `${u}-c`, userId: u, createdAt: 1 });
       await store.storeMessage({
@@ -183,8 +187,7 @@ describe("scoped views push their scope down", () => {
         embedding: u === "u1" ? [0, 1] : [1, 0],
       });
     }
-    store.hookCalls.length = 0;
-    store.hookArgs.length = 0;
+    store.driver.calls.length = 0;
     return store;
   }
 
@@ -197,13 +200,12 @@ describe("scoped views push their scope down", () => {
     await view.summarizeUsage({ since: 0, until: 5, bucket: "day" });
     await view.listConversations();
     await view.listPendingEmbeddings({ limit: 5 });
-    const userOf = (a: unknown) => (typeof a === "string" ? a : (a as { userId?: string }).userId);
-    expect(store.hookArgs.map((a) => userOf(a[0]))).toEqual(["u1", "u1", "u1", "u1", "u1"]);
-    expect(store.hookArgs[3]).toEqual([
-      "u1",
-      { after: null, take: null },
-      { includeDeleted: false },
-    ]);
+    expect(store.driver.calls.map((c) => c.request.scope)).toEqual(Array(5).fill({ userId: "u1" }));
+    expect(store.driver.calls[3]!.request).toEqual({
+      scope: { userId: "u1" },
+      includeDeleted: false,
+      page: { after: null, take: null },
+    });
   });
 
   it("a contradicting filter answers empty without I/O", async () => {
@@ -224,16 +226,17 @@ describe("scoped views push their scope down", () => {
       messages: 0,
       turnTraces: 0,
     });
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
-  it("views compose; narrowing to another owner is a ValidationError", () => {
-    const store = new MemoryMessageStore();
+  it("views compose; narrowing to another owner is a ValidationError", async () => {
+    const store = recordingStore();
     const view = store.forTenant("t1").forUser("u1");
     expect(() => view.forUser("u2")).toThrow(ValidationError);
     expect(() => view.forTenant("t2")).toThrow(ValidationError);
     expect(() => view.forUser("u1").forTenant("t1")).not.toThrow();
-    expect((view as unknown as { scope: unknown }).scope).toEqual({ tenantId: "t1", userId: "u1" });
+    await view.getConversation("c");
+    expect(store.driver.calls[0]!.request.scope).toEqual({ tenantId: "t1", userId: "u1" });
   });
 
   it("a write refused by the store for another owner's conversation is a NotFoundError", async () => {
@@ -246,8 +249,8 @@ describe("scoped views push their scope down", () => {
     expect((error as Error).message).toBe(
       '[message-store] [memory] conversation "u2-c" does not exist',
     );
-    // Atomic: the store refused the write itself; the view read only after the refusal.
-    expect(store.hookCalls).toEqual(["_storeMessages", "_getConversation"]);
+    // Atomic: the driver refused the write itself, in the one call; nothing was read around it.
+    expect(store.driver.ops).toEqual(["storeMessages"]);
   });
 
   it("an IntegrityError about the view's own data passes through", async () => {
@@ -255,20 +258,21 @@ describe("scoped views push their scope down", () => {
     await store.softDeleteConversation("u1-c");
     const error = await store
       .forUser("u1")
-      .storeConversation({ id: "u1-c", userId: "u1", tenantId: "t9" })
+      .storeConversation({ id: "u1-c", userId: "u1", createdAt: 1 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as Error).message).toMatch(/deletedAt changes only through/);
   });
 
-  it("without `tenants`, writes check ownership with a read first", async () => {
-    const store = new MemoryMessageStore({ tenants: false });
+  it("without `tenants` too, the driver refuses another owner's write inside the write", async () => {
+    const store = recordingStore({ capabilities: { tenants: false } });
     await store.storeConversation({ id: "c2", userId: "u2", createdAt: 1 });
-    store.hookCalls.length = 0;
+    store.driver.calls.length = 0;
     const error = await store
       .forUser("u1")
       .storeMessage(msg("x", 3, { conversationId: "c2", userId: "u1" }))
       .catch((e: unknown) => e);
     expect((error as Error).name).toBe("NotFoundError");
-    expect(store.hookCalls).toEqual(["_getConversation"]);
+    expect(store.driver.ops).toEqual(["storeMessages"]);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { StoreClosedError } from "../src/index.js";
-import type { MemoryMessageStore } from "./support/memory-message-store.js";
+import { type MessageStore, StoreClosedError } from "../src/index.js";
+import type { RecordingDriver } from "./support/recording-driver.js";
 import { msg, seeded } from "./support/store-fixtures.js";
 
 /** Every public method with arguments that would be valid. */
-const validCalls: [string, (s: MemoryMessageStore) => Promise<unknown>][] = [
+const validCalls: [string, (s: MessageStore<RecordingDriver>) => Promise<unknown>][] = [
   ["storeConversation", (s) => s.storeConversation({ id: "c", userId: "u" })],
   ["getConversation", (s) => s.getConversation("c")],
   ["getConversationsByUserId", (s) => s.getConversationsByUserId("u")],
@@ -45,7 +45,7 @@ describe("MessageStore close()", () => {
     const store = await seeded();
     await store.close();
     await expect(call(store)).rejects.toBeInstanceOf(StoreClosedError);
-    expect(store.hookCalls).toEqual(["_close"]);
+    expect(store.driver.ops).toEqual(["close"]);
   });
 
   it("rejects even invalid input with StoreClosedError (closed is checked first)", async () => {
@@ -57,10 +57,10 @@ describe("MessageStore close()", () => {
     );
   });
 
-  it("waits for calls in flight, then calls _close once", async () => {
+  it("waits for calls in flight, then calls the driver's close once", async () => {
     const store = await seeded();
     let open!: () => void;
-    store.gate = new Promise((resolve) => {
+    store.driver.gate = new Promise((resolve) => {
       open = resolve;
     });
     const inFlight = store.storeMessage(msg("m", 1));
@@ -68,13 +68,13 @@ describe("MessageStore close()", () => {
     const closing = store.close();
     expect(store.closed).toBe(true);
     await new Promise((r) => setTimeout(r, 20));
-    expect(store.closeCount).toBe(0);
+    expect(store.driver.closeCount).toBe(0);
     open();
     await closing;
-    expect(store.closeCount).toBe(1);
+    expect(store.driver.closeCount).toBe(1);
     await expect(inFlight).resolves.toMatchObject({ id: "m" });
     await expect(failing).rejects.toThrow(/does not exist/);
-    expect(store.hookCalls.at(-1)).toBe("_close");
+    expect(store.driver.ops).toEqual(["storeMessages", "storeMessages", "close"]);
   });
 
   it("is idempotent: every call resolves when the first finishes", async () => {
@@ -83,7 +83,7 @@ describe("MessageStore close()", () => {
     const second = store.close();
     expect(second).toBe(first);
     await Promise.all([first, second, store.close()]);
-    expect(store.closeCount).toBe(1);
+    expect(store.driver.closeCount).toBe(1);
   });
 
   it("Symbol.asyncDispose closes the store", async () => {
@@ -93,8 +93,8 @@ describe("MessageStore close()", () => {
       expect(disposable.closed).toBe(false);
     }
     expect(store.closed).toBe(true);
-    expect(store.closeCount).toBe(1);
+    expect(store.driver.closeCount).toBe(1);
     await store[Symbol.asyncDispose]();
-    expect(store.closeCount).toBe(1);
+    expect(store.driver.closeCount).toBe(1);
   });
 });

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { cosineSimilarity } from "../src/adapter.js";
 import {
   compressionHint,
+  type MessageStore,
   NotFoundError,
   UnsupportedOperationError,
   ValidationError,
 } from "../src/index.js";
 import { cursors } from "../src/paging/cursor.js";
-import { MemoryMessageStore } from "./support/memory-message-store.js";
+import { type RecordingDriver, recordingStore } from "./support/recording-driver.js";
 import { msg, seeded } from "./support/store-fixtures.js";
 
-describe("MessageStore (core plumbing through an in-memory adapter)", () => {
-  it.each<[string, (s: MemoryMessageStore) => Promise<unknown>]>([
+type Store = MessageStore<RecordingDriver>;
+
+describe("MessageStore (core plumbing over the memory driver)", () => {
+  it.each<[string, (s: Store) => Promise<unknown>]>([
     ["storeConversation", (s) => s.storeConversation({ id: "c", userId: "u", extra: 1 } as never)],
     ["getConversation", (s) => s.getConversation(42 as never)],
     ["getConversationsByUserId bad limit", (s) => s.getConversationsByUserId("u", { limit: 0 })],
@@ -54,12 +58,12 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
     ["summarizeUsage", (s) => s.summarizeUsage({ since: 0, until: 1, bucket: "week" } as never)],
     ["deleteUserData", (s) => s.deleteUserData(null as never)],
     ["searchMessages", (s) => s.searchMessages({ embedding: [NaN] })],
-  ])("%s: invalid input is a ValidationError and no hook runs", async (_, call) => {
+  ])("%s: invalid input is a ValidationError and no driver call is made", async (_, call) => {
     const store = await seeded();
     const error = await call(store).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toMatch(/^\[message-store\] .*invalid /);
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
   it("names the adapter in a ValidationError, also for a bad cursor", async () => {
@@ -78,7 +82,7 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
     expect(error.issues).toEqual([{ path: [1, "id"], message: "duplicate id in batch" }]);
   });
 
-  it("hands hooks validated records with defaults filled", async () => {
+  it("hands the driver validated records with defaults filled", async () => {
     const store = await seeded();
     const stored = await store.storeMessage(msg("m1", 5));
     expect(stored).toMatchObject({
@@ -87,14 +91,15 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
       embedding: null,
       metadata: {},
     });
-    expect(store.hookCalls).toEqual(["_storeMessages"]);
+    expect(store.driver.ops).toEqual(["storeMessages"]);
+    expect(store.driver.calls[0]!.request.messages[0]).toMatchObject({ isFlagged: false });
   });
 
-  it("storeMessages([]) and getImmediateContext(…, 0) resolve without calling a hook", async () => {
+  it("storeMessages([]) and getImmediateContext(…, 0) resolve without a driver call", async () => {
     const store = await seeded();
     expect(await store.storeMessages([])).toEqual([]);
     expect(await store.getImmediateContext("c1", 0)).toEqual([]);
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
   it("flagMessage on an unknown id throws NotFoundError with the adapter prefix", async () => {
@@ -107,7 +112,7 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
     expect((await store.flagMessage("m", false)).isFlagged).toBe(false);
   });
 
-  it("pages messages through cursors, asking the hook for limit + 1 rows", async () => {
+  it("pages messages through cursors, asking the driver for limit + 1 rows", async () => {
     const store = await seeded();
     await store.storeMessages([msg("a", 1), msg("b", 2), msg("c", 2), msg("d", 3), msg("e", 4)]);
     const seen: string[][] = [];
@@ -118,13 +123,14 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual([["a", "b"], ["c", "d"], ["e"]]);
-    expect(store.pageRequests.map((p) => p.take)).toEqual([3, 3, 3]);
-    expect(store.pageRequests[0]!.after).toBeNull();
-    expect(store.pageRequests[1]!.after).toEqual({ timestamp: 2, sequence: 2 });
+    expect(store.driver.pages.map((p) => p.take)).toEqual([3, 3, 3]);
+    expect(store.driver.pages[0]!.after).toBeNull();
+    // b is the second message received (sequence 1): the cursor is its keyset position.
+    expect(store.driver.pages[1]!.after).toEqual({ timestamp: 2, sequence: 1 });
     const all = await store.getMessagesByConversationId("c1");
     expect(all.items).toHaveLength(5);
     expect(all.nextCursor).toBeNull();
-    expect(store.pageRequests.at(-1)).toEqual({ after: null, take: null });
+    expect(store.driver.pages.at(-1)).toEqual({ after: null, take: null });
   });
 
   it("pages conversations and traces with their own cursor kinds", async () => {
@@ -200,16 +206,29 @@ describe("MessageStore (core plumbing through an in-memory adapter)", () => {
     expect((await store.getMessage("r"))!.originalContent).toBe(text);
   });
 
-  it("searchMessages: UnsupportedOperationError without the capability, no hook call", async () => {
-    const store = await seeded();
+  it("searchMessages: UnsupportedOperationError without the capability, no driver call", async () => {
+    const store = await seeded({ capabilities: { semanticSearch: false } });
     const error = await store.searchMessages({ embedding: [1, 0] }).catch((e) => e);
     expect(error).toBeInstanceOf(UnsupportedOperationError);
     expect(error.message).toMatch(/^\[message-store\] \[memory\] /);
-    expect(store.hookCalls).toEqual([]);
+    expect(store.driver.calls).toEqual([]);
   });
 
   it("searchMessages: rounds scores, sorts by score then id, applies the limit", async () => {
-    const store = new MemoryMessageStore({ semanticSearch: true });
+    // A driver returning raw scores, every hit, worst first: what core must put in order.
+    const store: Store = recordingStore({
+      overrides: {
+        searchMessages: async ({ query }) => {
+          const page = await store.getMessagesByConversationId("c1");
+          return page.items
+            .map((message) => ({
+              message,
+              score: cosineSimilarity(message.embedding!, query.embedding)!,
+            }))
+            .sort((a, b) => a.score - b.score);
+        },
+      },
+    });
     await store.storeConversation({ id: "c1", userId: "u1" });
     await store.storeMessages([
       msg("b", 1, { embedding: [1, 0] }),

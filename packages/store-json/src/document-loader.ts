@@ -4,8 +4,12 @@ import {
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
-import { MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
-import { storedTrace } from "./operation-rules.js";
+import {
+  MemoryState,
+  type StoredConversation,
+  storedConversation,
+  storedTrace,
+} from "@message-store/core/memory";
 import {
   corruptData,
   describeRecord,

@@ -1,15 +1,14 @@
 import { rename, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StoreLockedError } from "@message-store/core";
+import { MemoryState, type Operation } from "@message-store/core/memory";
 import { ADAPTER } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { fileMode, storageError, syncDirectory } from "./fs-util.js";
 import { Journal, readJournal } from "./journal.js";
 import { replay } from "./journal-replay.js";
-import { MemoryState } from "./memory-state.js";
 import { Mutex } from "./mutex.js";
 import { encodeGenerationMark, encodeGroup } from "./operation-codec.js";
-import type { Operation } from "./operations.js";
 import { processWide } from "./process-wide.js";
 import { readSnapshot, writeSnapshotTemp } from "./snapshot-file.js";
 import { captureView } from "./snapshot-view.js";

@@ -1,58 +1,19 @@
+import {
+  applyResolved,
+  type MemoryState,
+  type Resolved,
+  resolveWrite,
+  type Write,
+  type WriteResult,
+  writeKeys,
+} from "@message-store/core/memory";
 import type { FilePersistence } from "./file-persistence.js";
-import type { MemoryState } from "./memory-state.js";
 import type { Mutex } from "./mutex.js";
-import { applyOperation, checkOperation, type Operation, type ResultOf } from "./operations.js";
 
 interface PendingWrite {
-  op: Operation;
+  write: Write;
   resolve(result: unknown): void;
   reject(error: unknown): void;
-}
-
-/**
- * What an operation's check and application read or change, as keys; `null` for an operation
- * that must be committed alone (the cascades, which touch everything of a conversation or user).
- * Two operations with no key in common check and apply the same whether the other one was
- * applied first or not, so they can share a commit.
- */
-export function operationKeys(state: MemoryState, op: Operation): string[] | null {
-  switch (op.op) {
-    case "putConversation":
-      return [`c:${op.conversation.id}`];
-    case "putMessages": {
-      const keys: string[] = [];
-      for (const m of op.messages) keys.push(`c:${m.conversationId}`, `m:${m.id}`);
-      return keys;
-    }
-    case "flagMessage":
-      return [`m:${op.id}`];
-    case "setEmbeddings":
-      return op.updates.map((u) => `m:${u.id}`);
-    case "softDeleteMessage":
-    case "restoreMessage":
-    case "deleteMessage": {
-      // Also its trace, and its conversation (whose soft delete a restore depends on).
-      const m = state.messages.get(op.id)?.message;
-      const trace = state.traceIdByMessage.get(op.id);
-      const keys = [`m:${op.id}`];
-      if (m) keys.push(`c:${m.conversationId}`);
-      if (trace !== undefined) keys.push(`t:${trace}`);
-      return keys;
-    }
-    case "putTurnTrace": {
-      const keys = [`t:${op.trace.id}`, `m:${op.trace.messageId}`];
-      // A journal of an older version may move a trace, which frees its old message.
-      const old = state.traces.get(op.trace.id);
-      if (old && old.messageId !== op.trace.messageId) keys.push(`m:${old.messageId}`);
-      return keys;
-    }
-    case "deleteConversation":
-    case "softDeleteConversation":
-    case "restoreConversation":
-    case "purgeDeleted":
-    case "deleteUserData":
-      return null;
-  }
 }
 
 /**
@@ -62,11 +23,14 @@ export function operationKeys(state: MemoryState, op: Operation): string[] | nul
  * writers (an agent serving many conversations) throughput grows with their number instead of
  * being capped at one write per fdatasync.
  *
- * A group is the longest run, in call order, of writes whose keys (see {@link operationKeys})
- * do not overlap, so checking each against the state before the group and applying them in order
- * gives exactly what committing them one by one would. Journal order is still call order, every
- * write is durable before it is applied and before its call resolves, and a failed append fails
- * every write of the group (memory unchanged).
+ * Each write is resolved by core's engine (`resolveWrite`: the contract's rules and the scope,
+ * checked against the state) into the operations that carry it out; those are journaled, then
+ * applied (`applyResolved`). A group is the longest run, in call order, of writes whose keys
+ * (`writeKeys`) do not overlap, so resolving each against the state before the group and applying
+ * them in order gives exactly what committing them one by one would. Journal order is still call
+ * order, every write is durable before it is applied and before its call resolves (all the
+ * operations of one write are on one line: a trace batch is all or nothing after a crash too), and
+ * a failed append fails every write of the group (memory unchanged).
  */
 export class GroupCommit {
   readonly #queue: PendingWrite[] = [];
@@ -78,10 +42,10 @@ export class GroupCommit {
     private readonly mutex: Mutex,
   ) {}
 
-  /** Checks, journals and applies `op`; resolves to what applying it returned. */
-  write<O extends Operation>(op: O): Promise<ResultOf<O>> {
+  /** Resolves, journals and applies `write`; resolves to its answer. */
+  write<W extends Write>(write: W): Promise<WriteResult<W>> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ op, resolve: resolve as (r: unknown) => void, reject });
+      this.#queue.push({ write, resolve: resolve as (r: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -99,7 +63,7 @@ export class GroupCommit {
     const group: PendingWrite[] = [];
     const seen = new Set<string>();
     while (this.#queue.length > 0) {
-      const keys = operationKeys(this.state, this.#queue[0]!.op);
+      const keys = writeKeys(this.state, this.#queue[0]!.write);
       if (keys === null) {
         if (group.length === 0) group.push(this.#queue.shift()!);
         break;
@@ -115,15 +79,15 @@ export class GroupCommit {
     this.#scheduled = false;
     const group = this.#takeGroup();
     if (this.#queue.length > 0) this.#schedule();
-    const accepted: { write: PendingWrite; changes: boolean }[] = [];
-    for (const write of group) {
+    const accepted: { pending: PendingWrite; resolved: Resolved<unknown> }[] = [];
+    for (const pending of group) {
       try {
-        accepted.push({ write, changes: checkOperation(this.state, write.op, "live") });
+        accepted.push({ pending, resolved: resolveWrite(this.state, pending.write) });
       } catch (error) {
-        write.reject(error);
+        pending.reject(error);
       }
     }
-    const journaled = accepted.filter((a) => a.changes).map((a) => a.write.op);
+    const journaled = accepted.flatMap((a) => a.resolved.ops);
     let failure: { error: unknown } | null = null;
     if (journaled.length > 0 && this.persistence) {
       try {
@@ -132,16 +96,16 @@ export class GroupCommit {
         failure = { error };
       }
     }
-    for (const { write, changes } of accepted) {
-      if (changes && failure) {
-        write.reject(failure.error);
+    for (const { pending, resolved } of accepted) {
+      if (resolved.ops.length > 0 && failure) {
+        pending.reject(failure.error);
         continue;
       }
       try {
-        write.resolve(applyOperation(this.state, write.op));
+        pending.resolve(applyResolved(this.state, resolved));
       } catch (error) {
-        // Not expected (applying a checked operation cannot fail), but never leave a call hanging.
-        write.reject(error);
+        // Not expected (applying a resolved write cannot fail), but never leave a call hanging.
+        pending.reject(error);
       }
     }
     if (journaled.length > 0 && !failure) this.persistence?.afterCommit();

@@ -9,6 +9,7 @@ export {
   MEMORY_PATH,
   type ResolvedJsonConfig,
 } from "./config.js";
+export { JsonDriver } from "./json-driver.js";
 export { JsonMessageStore } from "./json-message-store.js";
 
 // Importing the package registers the adapter: `MessageStore.initialize({ storage: "json", … })`.

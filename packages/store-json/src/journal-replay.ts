@@ -1,8 +1,7 @@
 import { IntegrityError } from "@message-store/core";
+import { applyOperation, checkOperation, type MemoryState } from "@message-store/core/memory";
 import type { JournalContents } from "./journal.js";
-import type { MemoryState } from "./memory-state.js";
 import { decodeLine } from "./operation-codec.js";
-import { applyOperation, checkOperation } from "./operations.js";
 import { corruptData } from "./record-schemas.js";
 
 /**
@@ -40,7 +39,7 @@ export function replay(
     }
     for (const op of ops) {
       try {
-        checkOperation(state, op, "replay");
+        checkOperation(state, op);
       } catch (error) {
         if (!(error instanceof IntegrityError)) throw error;
         throw corruptData(

@@ -2,6 +2,7 @@ import {
   EmbeddingUpdateSchema,
   IdSchema,
   MessageSchema,
+  type Scope,
   TimestampSchema,
   TurnTraceSchema,
   ValidationError,
@@ -11,11 +12,10 @@ import {
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
+import type { Operation } from "@message-store/core/memory";
 import { ADAPTER } from "./config.js";
 import { stringifyMessage } from "./json-text.js";
-import type { Operation } from "./operations.js";
 import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
-import type { OwnerFilter } from "./soft-delete.js";
 
 /*
  * Journal lines: one JSON object per line, an operation plus `gen`, or a group of operations
@@ -225,12 +225,12 @@ function conversationOf(value: unknown, location: string) {
   );
 }
 
-function scopeOf(value: unknown, location: string): OwnerFilter {
+function scopeOf(value: unknown, location: string): Scope {
   const scope = value as Record<string, unknown> | null;
   const keys = typeof scope === "object" && scope !== null ? Object.keys(scope) : null;
   if (!keys?.every((k) => k === "userId" || k === "tenantId"))
     throw corruptData("scope must be an object of userId and tenantId", location);
-  const out: OwnerFilter = {};
+  const out: { userId?: string; tenantId?: string } = {};
   if (scope!.userId !== undefined)
     out.userId = parseStored(IdSchema, scope!.userId, "scope.userId", location);
   if (scope!.tenantId !== undefined)

@@ -1,5 +1,5 @@
 import type { Message, TurnTrace } from "@message-store/core";
-import type { MemoryState, StoredConversation } from "./memory-state.js";
+import type { MemoryState, StoredConversation } from "@message-store/core/memory";
 
 /**
  * The records of the state at one moment, which a compaction writes while later writes go on.

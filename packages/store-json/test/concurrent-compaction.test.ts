@@ -1,10 +1,10 @@
 import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isMessageStoreError, MessageSchema } from "@message-store/core";
+import { applyOperation, type Operation } from "@message-store/core/memory";
 import { describe, expect, it } from "vitest";
 import { FilePersistence } from "../src/file-persistence.js";
 import { JsonMessageStore } from "../src/index.js";
-import { applyOperation, type Operation } from "../src/operations.js";
 import { crashCopy, message, tempDir } from "./helpers.js";
 
 /** Resolves true when `promise` has settled (checked after a turn of the event loop). */
@@ -55,7 +55,7 @@ describe("compaction while writes go on", () => {
   it("acknowledges writes before the compaction ends, and keeps every one", async () => {
     const path = join(tempDir(), "db.json");
     const store = await storeWithMessages(path, 20_000);
-    const compaction = store.compact();
+    const compaction = store.driver.compact();
     let during = 0;
     let written = 0;
     while (!(await settled(compaction))) {
@@ -127,7 +127,7 @@ describe("compaction while writes go on", () => {
   it("a journal that jumps a generation without a mark is refused (an older main file)", async () => {
     const path = join(tempDir(), "db.json");
     const store = await storeWithMessages(path, 1_000);
-    await store.compact();
+    await store.driver.compact();
     const copy = crashCopy(path);
     await store.close();
     const main = JSON.parse(readFileSync(copy, "utf8")) as { generation: number };

@@ -330,7 +330,7 @@ describe("compaction", () => {
     const expected = await store.getMessagesByConversationId("c1");
     // Crash after the rename but before the journal was emptied: new main file + old journal.
     const before = crashCopy(path);
-    await store.compact();
+    await store.driver.compact();
     const { copyFileSync, writeFileSync } = await import("node:fs");
     copyFileSync(path, before);
     writeFileSync(`${path}.tmp`, "{ half-written"); // a leftover temporary file is ignored

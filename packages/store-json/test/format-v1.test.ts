@@ -63,7 +63,7 @@ describe("files written by the previous version (format 1)", () => {
     // The new operations work on the old data, and the file is rewritten as format 2.
     expect(await store.softDeleteConversation("c1")).toBe(true);
     expect((await store.listPendingEmbeddings()).items.map((m) => m.id)).toEqual(["m4", "m7"]);
-    const path = store.path;
+    const path = store.driver.path;
     await store.close();
     expect(JSON.parse(readFileSync(path, "utf8")).version).toBe(2);
     const again = await JsonMessageStore.open({ path });

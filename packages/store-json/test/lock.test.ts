@@ -111,7 +111,7 @@ describe(":memory:", () => {
     process.chdir(dir);
     try {
       const store = await JsonMessageStore.open({ path: ":memory:" });
-      expect(store.path).toBe(":memory:");
+      expect(store.driver.path).toBe(":memory:");
       await store.storeConversation({ id: "c1", userId: "u1" });
       await store.storeMessage({
         id: "m1",
@@ -122,7 +122,7 @@ describe(":memory:", () => {
         timestamp: 1,
       });
       expect((await store.getMessagesByConversationId("c1")).items).toHaveLength(1);
-      await store.compact();
+      await store.driver.compact();
       await store.close();
       expect(readdirSync(dir)).toEqual([]);
       // Two memory stores are independent and may coexist.

@@ -1,71 +1,94 @@
-import type { DeletedCounts } from "@message-store/core";
+import type { DeletedCounts, Scope } from "@message-store/core";
 import type { ClientSession } from "mongodb";
-import { inTransaction, type MongoContext } from "./collections.js";
+import { atomically, inTransaction, type MongoContext } from "./collections.js";
+import { inScope } from "./queries.js";
+
+/*
+ * Hard deletes. Every filter carries the scope (`inScope`): a message and a trace carry their
+ * conversation's owners, so a record outside the scope is not matched, by any of the commands.
+ */
+
+const opts = (session: ClientSession | undefined) => (session ? { session } : {});
 
 /**
- * Deletes a conversation with its messages and their traces; `false` when it did not exist.
+ * Deletes a conversation in `scope` with its messages and their traces; `false` when there is
+ * none.
  *
  * With transactions the three deletes commit together. Without them (a standalone server) they
  * run children first — traces, messages, then the conversation — so at every moment each visible
  * trace still has its message and each visible message its conversation: a reader may see the
  * conversation lose its messages before it disappears, but never an orphan.
  */
-export async function deleteConversationCascade(ctx: MongoContext, id: string): Promise<boolean> {
+export function deleteConversationCascade(
+  ctx: MongoContext,
+  id: string,
+  scope: Scope,
+): Promise<boolean> {
+  const owners = inScope(scope);
   if (ctx.transactions) {
     return inTransaction(ctx, async (session) => {
-      const removed = await ctx.conversations.deleteOne({ _id: id }, { session });
+      const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, { session });
       if (removed.deletedCount === 0) return false;
       await ctx.messages.deleteMany({ conversationId: id }, { session });
       await ctx.traces.deleteMany({ conversationId: id }, { session });
       return true;
     });
   }
-  await ctx.traces.deleteMany({ conversationId: id });
-  await ctx.messages.deleteMany({ conversationId: id });
-  const removed = await ctx.conversations.deleteOne({ _id: id });
+  return deleteChildrenFirst(ctx, id, owners);
+}
+
+async function deleteChildrenFirst(
+  ctx: MongoContext,
+  id: string,
+  owners: ReturnType<typeof inScope>,
+): Promise<boolean> {
+  await ctx.traces.deleteMany({ conversationId: id, ...owners });
+  await ctx.messages.deleteMany({ conversationId: id, ...owners });
+  const removed = await ctx.conversations.deleteOne({ _id: id, ...owners });
   return removed.deletedCount === 1;
 }
 
 /**
- * Deletes every conversation of `userId` (of `tenantId` when given; soft-deleted ones included)
- * with their messages and traces, and counts what went. Same transaction or ordering rules as
- * {@link deleteConversationCascade}.
+ * Deletes every conversation in `scope` (a user's, of one tenant when the scope has one;
+ * soft-deleted ones included) with their messages and traces, and counts what went. Same
+ * transaction or ordering rules as {@link deleteConversationCascade}.
  */
-export async function deleteUserCascade(
+export function deleteUserCascade(
   ctx: MongoContext,
-  userId: string,
-  tenantId: string | undefined,
+  scope: Scope & { userId: string },
 ): Promise<DeletedCounts> {
-  const run = async (session?: ClientSession): Promise<DeletedCounts> => {
-    const options = session ? { session } : {};
-    const filter = tenantId === undefined ? { userId } : { userId, tenantId };
+  return atomically(ctx, async (session): Promise<DeletedCounts> => {
+    const o = opts(session);
     const owned = await ctx.conversations
-      .find(filter, { ...options, projection: { _id: 1 }, batchSize: 1_000_000 })
+      .find(inScope(scope), { ...o, projection: { _id: 1 }, batchSize: 1_000_000 })
       .toArray();
     if (owned.length === 0) return { conversations: 0, messages: 0, turnTraces: 0 };
     const ids = owned.map((c) => c._id);
-    const traces = await ctx.traces.deleteMany({ conversationId: { $in: ids } }, options);
-    const messages = await ctx.messages.deleteMany({ conversationId: { $in: ids } }, options);
-    const conversations = await ctx.conversations.deleteMany({ _id: { $in: ids } }, options);
+    const traces = await ctx.traces.deleteMany({ conversationId: { $in: ids } }, o);
+    const messages = await ctx.messages.deleteMany({ conversationId: { $in: ids } }, o);
+    const conversations = await ctx.conversations.deleteMany({ _id: { $in: ids } }, o);
     return {
       conversations: conversations.deletedCount,
       messages: messages.deletedCount,
       turnTraces: traces.deletedCount,
     };
-  };
-  return ctx.transactions ? inTransaction(ctx, run) : run();
+  });
 }
 
 /**
- * Deletes one message and its trace; `false` when the message did not exist. Without
+ * Deletes one message in `scope` and its trace; `false` when there is no such message. Without
  * transactions the trace goes first, so no trace is ever left without its message.
  */
-export async function deleteMessageCascade(ctx: MongoContext, id: string): Promise<boolean> {
-  const run = async (session?: ClientSession): Promise<boolean> => {
-    const options = session ? { session } : {};
-    await ctx.traces.deleteMany({ messageId: id }, options);
-    const removed = await ctx.messages.deleteOne({ _id: id }, options);
+export function deleteMessageCascade(
+  ctx: MongoContext,
+  id: string,
+  scope: Scope,
+): Promise<boolean> {
+  const owners = inScope(scope);
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    await ctx.traces.deleteMany({ messageId: id, ...owners }, o);
+    const removed = await ctx.messages.deleteOne({ _id: id, ...owners }, o);
     return removed.deletedCount === 1;
-  };
-  return ctx.transactions ? inTransaction(ctx, run) : run();
+  });
 }

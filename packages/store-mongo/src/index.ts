@@ -15,6 +15,7 @@ export {
   type ResolvedMongoConfig,
 } from "./config.js";
 export { decodeKey, encodeKey, JSON_TEXT_KEY, KEY_ESCAPE, MAX_STORED_DEPTH } from "./key-codec.js";
+export { MongoDriver } from "./mongo-driver.js";
 export { MongoMessageStore } from "./mongo-message-store.js";
 
 registerStorage({

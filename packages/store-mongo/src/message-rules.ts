@@ -1,4 +1,5 @@
 import { IntegrityError, type Message } from "@message-store/core";
+import { ownerRefusal } from "@message-store/core/adapter";
 import type { MongoContext } from "./collections.js";
 import type { ConversationRules } from "./sequence-reservation.js";
 
@@ -48,8 +49,35 @@ export function groupByConversation(messages: readonly Message[]): Map<string, G
 }
 
 function notTheOwner(m: Message): IntegrityError {
-  return new IntegrityError(
+  return ownerRefusal(
     `message ${q(m.id)}: its userId and tenantId must be those of conversation ${q(m.conversationId)}`,
+    "conversation",
+    m.conversationId,
+  );
+}
+
+/** The refusal of a write into a conversation that does not exist. */
+export function missingConversation(conversationId: string): IntegrityError {
+  return ownerRefusal(
+    `conversation ${q(conversationId)} does not exist`,
+    "conversation",
+    conversationId,
+  );
+}
+
+/** The refusal of a write whose owner is not the one stored on its conversation. */
+export function otherOwner(conversationId: string): IntegrityError {
+  return ownerRefusal(
+    `a message's userId and tenantId must be those of conversation ${q(conversationId)}`,
+    "conversation",
+    conversationId,
+  );
+}
+
+/** The refusal of a live write into a soft-deleted conversation (not an owner refusal). */
+export function deletedConversation(conversationId: string): IntegrityError {
+  return new IntegrityError(
+    `conversation ${q(conversationId)} is soft-deleted; restore it before writing to it`,
   );
 }
 
@@ -66,15 +94,39 @@ export async function refusal(
     { _id: conversationId },
     { projection: { userId: 1, tenantId: 1, deletedAt: 1 } },
   );
-  if (!c) return new IntegrityError(`conversation ${q(conversationId)} does not exist`);
+  if (!c) return missingConversation(conversationId);
   if (c.userId !== rules.userId || ("tenantId" in rules && c.tenantId !== rules.tenantId)) {
+    return otherOwner(conversationId);
+  }
+  return deletedConversation(conversationId);
+}
+
+/** What a stored message says about an upsert of its id (see {@link storedRule}). */
+export interface StoredMessage {
+  conversationId: string;
+  userId: string;
+  tenantId?: string | null;
+  deletedAt?: number | null;
+}
+
+/**
+ * The rule an upsert of `m` breaks against the stored message with its id, or `null`: it may not
+ * move to another conversation (an owner refusal when the stored one is another owner's, so a
+ * view learns nothing of it) nor change `deletedAt`.
+ */
+export function storedRule(m: Message, old: StoredMessage): IntegrityError | null {
+  if (old.conversationId !== m.conversationId) {
+    const message = `message ${q(m.id)} belongs to conversation ${q(old.conversationId)}; an upsert cannot move it`;
+    const sameOwner =
+      old.userId === m.userId && (m.tenantId === null || (old.tenantId ?? null) === m.tenantId);
+    return sameOwner ? new IntegrityError(message) : ownerRefusal(message, "message", m.id);
+  }
+  if ((old.deletedAt ?? null) !== m.deletedAt) {
     return new IntegrityError(
-      `a message's userId and tenantId must be those of conversation ${q(conversationId)}`,
+      `message ${q(m.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`,
     );
   }
-  return new IntegrityError(
-    `conversation ${q(conversationId)} is soft-deleted; restore it before writing to it`,
-  );
+  return null;
 }
 
 /**
@@ -90,7 +142,16 @@ export async function checkAgainstStored(
   const stored = await ctx.messages
     .find(
       { _id: { $in: messages.map((m) => m.id) } },
-      { projection: { conversationId: 1, deletedAt: 1, originalContent: 1, embedding: 1 } },
+      {
+        projection: {
+          conversationId: 1,
+          userId: 1,
+          tenantId: 1,
+          deletedAt: 1,
+          originalContent: 1,
+          embedding: 1,
+        },
+      },
     )
     .batchSize(messages.length)
     .toArray();
@@ -99,16 +160,8 @@ export async function checkAgainstStored(
   const out = messages.map((m) => {
     const old = byId.get(m.id);
     if (!old) return m;
-    if (old.conversationId !== m.conversationId) {
-      throw new IntegrityError(
-        `message ${q(m.id)} belongs to conversation ${q(old.conversationId)}; an upsert cannot move it`,
-      );
-    }
-    if ((old.deletedAt ?? null) !== m.deletedAt) {
-      throw new IntegrityError(
-        `message ${q(m.id)}: deletedAt changes only through softDeleteMessage and restoreMessage`,
-      );
-    }
+    const broken = storedRule(m, old);
+    if (broken) throw broken;
     if (!isStale(m, old)) return m;
     changed = true;
     return { ...m, embedding: null };
@@ -117,7 +170,7 @@ export async function checkAgainstStored(
 }
 
 /** The upsert passes back the stored embedding while it changes the text it was computed from. */
-function isStale(
+export function isStale(
   m: Message,
   old: { originalContent: string; embedding: number[] | null | undefined },
 ): boolean {

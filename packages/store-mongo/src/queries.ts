@@ -1,8 +1,9 @@
-import type { ConversationFilter, TurnTraceFilter, UsageQuery } from "@message-store/core";
+import type { Scope, UsageQuery } from "@message-store/core";
 import type {
   ConversationKey,
   MessageKey,
   PageRequest,
+  TraceFilter,
   TraceKey,
 } from "@message-store/core/adapter";
 import type { Filter, FindOptions, Sort } from "mongodb";
@@ -38,20 +39,25 @@ export function liveUnless(includeDeleted: boolean): { deletedAt?: null } {
   return includeDeleted ? {} : { deletedAt: null };
 }
 
-/** The conditions of a conversation filter (tenant, soft delete). */
-function conversationConditions(filter: ConversationFilter): Filter<ConversationDoc> {
-  const where: Filter<ConversationDoc> = liveUnless(filter.includeDeleted);
-  if (filter.tenantId !== undefined) where.tenantId = filter.tenantId;
+/**
+ * The scope as conditions on a record's own owner fields: every record carries its
+ * conversation's `userId` and `tenantId`, so one equality per scoped owner confines any read or
+ * write to the scope inside the same command (the `{}` scope adds nothing).
+ */
+export function inScope(scope: Scope): { userId?: string; tenantId?: string } {
+  const where: { userId?: string; tenantId?: string } = {};
+  if (scope.userId !== undefined) where.userId = scope.userId;
+  if (scope.tenantId !== undefined) where.tenantId = scope.tenantId;
   return where;
 }
 
-/** A user's conversations matching `filter` after the cursor key. */
+/** A user's conversations (`scope.userId`, of `scope.tenantId` if set) after the cursor key. */
 export function conversationPage(
-  userId: string,
+  scope: Scope & { userId: string },
+  includeDeleted: boolean,
   page: PageRequest<ConversationKey>,
-  filter: ConversationFilter,
 ): Filter<ConversationDoc> {
-  const where = { userId, ...conversationConditions(filter) };
+  const where = { ...inScope(scope), ...liveUnless(includeDeleted) };
   const a = page.after;
   if (!a) return where;
   return {
@@ -63,25 +69,28 @@ export function conversationPage(
   };
 }
 
-/** All conversations (or one user's) matching `conditions` with id after the cursor. */
+/** The conversations in `scope` with id after the cursor. */
 export function conversationIdPage(
-  userId: string | null,
+  scope: Scope,
+  includeDeleted: boolean,
   page: PageRequest<string>,
-  conditions: ConversationFilter,
 ): Filter<ConversationDoc> {
-  const filter = conversationConditions(conditions);
-  if (userId !== null) filter.userId = userId;
+  const filter: Filter<ConversationDoc> = { ...inScope(scope), ...liveUnless(includeDeleted) };
   if (page.after !== null) filter.idKey = { $gt: idKey(page.after) };
   return filter;
 }
 
-/** A conversation's messages (live ones unless `includeDeleted`) after the cursor key. */
+/**
+ * A conversation's messages in `scope` (live ones unless `includeDeleted`) after the cursor key:
+ * a message carries its conversation's owners, so an out-of-scope conversation has none.
+ */
 export function messagePage(
   conversationId: string,
-  page: PageRequest<MessageKey>,
+  scope: Scope,
   includeDeleted: boolean,
+  page: PageRequest<MessageKey>,
 ): Filter<MessageDoc> {
-  const where = { conversationId, ...liveUnless(includeDeleted) };
+  const where = { conversationId, ...inScope(scope), ...liveUnless(includeDeleted) };
   const a = page.after;
   if (!a) return where;
   return {
@@ -94,16 +103,19 @@ export function messagePage(
 }
 
 /**
- * The `queryTurnTraces` filter (same semantics as core's `matchesTraceFilter`) plus the cursor.
- * Array fields match when any element does (`toolTraces.toolName`, `llmCalls.model`).
+ * The `queryTurnTraces` filter in `scope` (same semantics as core's `matchesTraceFilter`) plus the
+ * cursor. Array fields match when any element does (`toolTraces.toolName`, `llmCalls.model`).
  */
-export function tracePage(f: TurnTraceFilter, page: PageRequest<TraceKey>): Filter<TurnTraceDoc> {
+export function tracePage(
+  scope: Scope,
+  f: TraceFilter,
+  page: PageRequest<TraceKey>,
+): Filter<TurnTraceDoc> {
   const and: Filter<TurnTraceDoc>[] = [];
   const where: Record<string, unknown> = liveUnless(f.includeDeleted);
   if (f.agentId !== undefined) where.agentId = f.agentId;
   if (f.conversationId !== undefined) where.conversationId = f.conversationId;
-  if (f.userId !== undefined) where.userId = f.userId;
-  if (f.tenantId !== undefined) where.tenantId = f.tenantId;
+  Object.assign(where, inScope(scope));
   const time: Record<string, number> = {};
   if (f.since !== undefined) time.$gte = f.since;
   if (f.until !== undefined) time.$lt = f.until;
@@ -126,14 +138,15 @@ export function tracePage(f: TurnTraceFilter, page: PageRequest<TraceKey>): Filt
   return and.length === 1 ? and[0]! : { $and: and };
 }
 
-/** The traces a usage summary covers. */
-export function usageFilter(q: UsageQuery): Filter<TurnTraceDoc> {
+/** What a usage summary is asked besides the owners, which are its scope. */
+export type UsageWindow = Omit<UsageQuery, "userId" | "tenantId">;
+
+/** The traces in `scope` a usage summary covers. */
+export function usageFilter(scope: Scope, q: UsageWindow): Filter<TurnTraceDoc> {
   const filter: Filter<TurnTraceDoc> = {
     timestamp: { $gte: q.since, $lt: q.until },
     ...liveUnless(q.includeDeleted),
   };
   if (q.agentId !== undefined) filter.agentId = q.agentId;
-  if (q.userId !== undefined) filter.userId = q.userId;
-  if (q.tenantId !== undefined) filter.tenantId = q.tenantId;
-  return filter;
+  return { ...filter, ...inScope(scope) };
 }

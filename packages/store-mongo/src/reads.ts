@@ -1,18 +1,11 @@
-import type {
-  Conversation,
-  ConversationFilter,
-  Message,
-  TurnTrace,
-  TurnTraceFilter,
-  UsageBucket,
-  UsageQuery,
-} from "@message-store/core";
+import type { Conversation, Message, Scope, TurnTrace, UsageBucket } from "@message-store/core";
 import {
   type ConversationKey,
   type MessageKey,
   type PageRequest,
   type SequencedMessage,
   summarizeTraces,
+  type TraceFilter,
   type TraceKey,
 } from "@message-store/core/adapter";
 import type { MongoContext } from "./collections.js";
@@ -22,6 +15,7 @@ import {
   CONVERSATION_ORDER,
   conversationIdPage,
   conversationPage,
+  inScope,
   liveUnless,
   MESSAGE_ORDER,
   messagePage,
@@ -29,45 +23,55 @@ import {
   TRACE_ORDER,
   tracePage,
   UNLIMITED,
+  type UsageWindow,
   usageFilter,
 } from "./queries.js";
 
 /*
  * The reads: one `find` each (see "Round trips per call" in the README), decoded and validated.
+ * The scope is part of every filter (`inScope`), so a record outside it is simply not found.
  * Soft-deleted records are left out unless asked for (`liveUnless`).
  */
 
 export async function readConversation(
   ctx: MongoContext,
   id: string,
+  scope: Scope,
   includeDeleted: boolean,
 ): Promise<Conversation | null> {
-  const doc = await ctx.conversations.findOne({ _id: id, ...liveUnless(includeDeleted) });
+  const doc = await ctx.conversations.findOne({
+    _id: id,
+    ...inScope(scope),
+    ...liveUnless(includeDeleted),
+  });
   return doc ? toConversation(doc) : null;
 }
 
 /** A user's conversations in `(lastActivityAt desc, id asc)` order. */
 export async function readConversationsByUser(
   ctx: MongoContext,
-  userId: string,
+  scope: Scope & { userId: string },
+  includeDeleted: boolean,
   page: PageRequest<ConversationKey>,
-  filter: ConversationFilter,
 ): Promise<Conversation[]> {
   const docs = await ctx.conversations
-    .find(conversationPage(userId, page, filter), pageOptions(CONVERSATION_ORDER, page.take))
+    .find(conversationPage(scope, includeDeleted, page), pageOptions(CONVERSATION_ORDER, page.take))
     .toArray();
   return docs.map(toConversation);
 }
 
-/** Conversations (of `userId` when not null) by id in code-point order. */
+/** The conversations in `scope` by id in code-point order. */
 export async function readConversationList(
   ctx: MongoContext,
-  userId: string | null,
+  scope: Scope,
+  includeDeleted: boolean,
   page: PageRequest<string>,
-  filter: ConversationFilter,
 ): Promise<Conversation[]> {
   const docs = await ctx.conversations
-    .find(conversationIdPage(userId, page, filter), pageOptions(CONVERSATION_ID_ORDER, page.take))
+    .find(
+      conversationIdPage(scope, includeDeleted, page),
+      pageOptions(CONVERSATION_ID_ORDER, page.take),
+    )
     .toArray();
   return docs.map(toConversation);
 }
@@ -75,9 +79,14 @@ export async function readConversationList(
 export async function readMessage(
   ctx: MongoContext,
   id: string,
+  scope: Scope,
   includeDeleted: boolean,
 ): Promise<Message | null> {
-  const doc = await ctx.messages.findOne({ _id: id, ...liveUnless(includeDeleted) });
+  const doc = await ctx.messages.findOne({
+    _id: id,
+    ...inScope(scope),
+    ...liveUnless(includeDeleted),
+  });
   return doc ? toMessage(doc) : null;
 }
 
@@ -85,11 +94,15 @@ export async function readMessage(
 export async function readTranscript(
   ctx: MongoContext,
   conversationId: string,
-  page: PageRequest<MessageKey>,
+  scope: Scope,
   includeDeleted: boolean,
+  page: PageRequest<MessageKey>,
 ): Promise<SequencedMessage[]> {
   const docs = await ctx.messages
-    .find(messagePage(conversationId, page, includeDeleted), pageOptions(MESSAGE_ORDER, page.take))
+    .find(
+      messagePage(conversationId, scope, includeDeleted, page),
+      pageOptions(MESSAGE_ORDER, page.take),
+    )
     .toArray();
   return docs.map(toSequencedMessage);
 }
@@ -98,11 +111,12 @@ export async function readTranscript(
 export async function readContext(
   ctx: MongoContext,
   conversationId: string,
+  scope: Scope,
   n: number,
 ): Promise<Message[]> {
   const docs = await ctx.messages
     .find(
-      { conversationId, isFlagged: false, deletedAt: null },
+      { conversationId, ...inScope(scope), isFlagged: false, deletedAt: null },
       { sort: { timestamp: -1, sequence: -1 }, limit: n, batchSize: n },
     )
     .toArray();
@@ -112,20 +126,26 @@ export async function readContext(
 export async function readTraceOfMessage(
   ctx: MongoContext,
   messageId: string,
+  scope: Scope,
   includeDeleted: boolean,
 ): Promise<TurnTrace | null> {
-  const doc = await ctx.traces.findOne({ messageId, ...liveUnless(includeDeleted) });
+  const doc = await ctx.traces.findOne({
+    messageId,
+    ...inScope(scope),
+    ...liveUnless(includeDeleted),
+  });
   return doc ? toTurnTrace(doc) : null;
 }
 
-/** Traces matching `filter` in `(timestamp desc, id desc)` order. */
+/** Traces in `scope` matching `filter` in `(timestamp desc, id desc)` order. */
 export async function readTraces(
   ctx: MongoContext,
-  filter: TurnTraceFilter,
+  scope: Scope,
+  filter: TraceFilter,
   page: PageRequest<TraceKey>,
 ): Promise<TurnTrace[]> {
   const docs = await ctx.traces
-    .find(tracePage(filter, page), pageOptions(TRACE_ORDER, page.take))
+    .find(tracePage(scope, filter, page), pageOptions(TRACE_ORDER, page.take))
     .toArray();
   return docs.map(toTurnTrace);
 }
@@ -135,9 +155,13 @@ export async function readTraces(
  * them with core's `summarizeTraces`, so results equal every other adapter's exactly. Not a
  * server-side `$group`: see the README.
  */
-export async function readUsage(ctx: MongoContext, query: UsageQuery): Promise<UsageBucket[]> {
+export async function readUsage(
+  ctx: MongoContext,
+  scope: Scope,
+  query: UsageWindow,
+): Promise<UsageBucket[]> {
   const docs = await ctx.traces
-    .find(usageFilter(query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
+    .find(usageFilter(scope, query), { sort: { timestamp: 1, idKey: 1 }, batchSize: UNLIMITED })
     .toArray();
   return summarizeTraces(docs.map(toTurnTrace), query);
 }

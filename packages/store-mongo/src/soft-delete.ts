@@ -2,6 +2,7 @@ import { type DeletedCounts, IntegrityError, type Scope } from "@message-store/c
 import type { ClientSession, Filter } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
 import type { MessageDoc, TurnTraceDoc } from "./documents.js";
+import { inScope } from "./queries.js";
 
 /*
  * Soft delete, restore and purge. Each runs in one transaction when the deployment has them.
@@ -10,7 +11,8 @@ import type { MessageDoc, TurnTraceDoc } from "./documents.js";
  * snapshot read cannot let a write slip between the check and the change. Message writes
  * reserve their sequence numbers on the conversation document, so they conflict with a
  * conversation's soft delete the same way. Without transactions the parent is written first: a
- * writer that comes after it is refused.
+ * writer that comes after it is refused. Every filter carries the scope (`inScope`; a record
+ * carries its conversation's owners), so a record outside it is not found.
  */
 
 /** Soft-deleted: the condition of the `*_deleted` partial indexes (the driver's types lack the `number` alias). */
@@ -43,18 +45,20 @@ async function newestStamp(
 export function softDeleteConversation(
   ctx: MongoContext,
   id: string,
+  scope: Scope,
   now: number,
 ): Promise<boolean> {
+  const owners = inScope(scope);
   return atomically(ctx, async (session) => {
     const o = opts(session);
     let stamp = now;
     for (const collection of ["messages", "traces"] as const) {
-      const newest = await newestStamp(ctx, collection, { conversationId: id }, session);
+      const newest = await newestStamp(ctx, collection, { conversationId: id, ...owners }, session);
       if (newest !== null && newest >= stamp) stamp = newest + 1;
     }
     const set = { $set: { deletedAt: stamp } };
     const { matchedCount } = await ctx.conversations.updateOne(
-      { _id: id, deletedAt: null },
+      { _id: id, ...owners, deletedAt: null },
       set,
       o,
     );
@@ -66,11 +70,11 @@ export function softDeleteConversation(
 }
 
 /** Clears the conversation's stamp and that of its records carrying the same one. */
-export function restoreConversation(ctx: MongoContext, id: string): Promise<boolean> {
+export function restoreConversation(ctx: MongoContext, id: string, scope: Scope): Promise<boolean> {
   return atomically(ctx, async (session) => {
     const o = opts(session);
     const before = await ctx.conversations.findOneAndUpdate(
-      { _id: id, ...DELETED },
+      { _id: id, ...inScope(scope), ...DELETED },
       { $set: { deletedAt: null } },
       { ...o, returnDocument: "before", projection: { deletedAt: 1 } },
     );
@@ -84,11 +88,17 @@ export function restoreConversation(ctx: MongoContext, id: string): Promise<bool
 }
 
 /** Stamps the live message and its trace. */
-export function softDeleteMessage(ctx: MongoContext, id: string, now: number): Promise<boolean> {
+export function softDeleteMessage(
+  ctx: MongoContext,
+  id: string,
+  scope: Scope,
+  now: number,
+): Promise<boolean> {
   return atomically(ctx, async (session) => {
     const o = opts(session);
     const set = { $set: { deletedAt: now } };
-    const { matchedCount } = await ctx.messages.updateOne({ _id: id, deletedAt: null }, set, o);
+    const live = { _id: id, ...inScope(scope), deletedAt: null };
+    const { matchedCount } = await ctx.messages.updateOne(live, set, o);
     if (matchedCount === 0) return false;
     await ctx.traces.updateMany({ messageId: id, deletedAt: null }, set, o);
     return true;
@@ -100,11 +110,11 @@ export function softDeleteMessage(ctx: MongoContext, id: string, now: number): P
  * checked by an update of it (a sequence number is used up; gaps are harmless), so that a
  * concurrent soft delete of the conversation conflicts with this restore instead of missing it.
  */
-export function restoreMessage(ctx: MongoContext, id: string): Promise<boolean> {
+export function restoreMessage(ctx: MongoContext, id: string, scope: Scope): Promise<boolean> {
   return atomically(ctx, async (session) => {
     const o = opts(session);
     const m = await ctx.messages.findOne(
-      { _id: id, ...DELETED },
+      { _id: id, ...inScope(scope), ...DELETED },
       { ...o, projection: { conversationId: 1, deletedAt: 1 } },
     );
     if (!m) return false;
@@ -139,9 +149,8 @@ export function purgeDeleted(
     const o = opts(session);
     const where = {
       deletedAt: { ...DELETED.deletedAt, $lt: before },
+      ...inScope(scope),
     } as Filter<MessageDoc>;
-    if (scope.userId !== undefined) where.userId = scope.userId;
-    if (scope.tenantId !== undefined) where.tenantId = scope.tenantId;
     const ids = (docs: { _id: string }[]) => docs.map((d) => d._id);
     const find = { ...o, projection: { _id: 1 }, batchSize: UNLIMITED };
     const convs = ids(await ctx.conversations.find(where as object, find).toArray());

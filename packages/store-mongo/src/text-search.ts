@@ -1,4 +1,4 @@
-import type { TextSearchFilter, TextSearchHit } from "@message-store/core";
+import type { Scope, TextSearchFilter, TextSearchHit } from "@message-store/core";
 import {
   type ConversationKey,
   containsFolded,
@@ -9,7 +9,10 @@ import type { Filter } from "mongodb";
 import type { MongoContext } from "./collections.js";
 import { type ConversationDoc, type MessageDoc, toConversation, toMessage } from "./documents.js";
 import { idKey } from "./id-key.js";
-import { CONVERSATION_ORDER, liveUnless } from "./queries.js";
+import { CONVERSATION_ORDER, inScope, liveUnless } from "./queries.js";
+
+/** What a text search is asked besides the owners, which are its scope. */
+export type TextSearch = Omit<TextSearchFilter, "userId" | "tenantId">;
 
 /** Conversations read per round trip while walking; their messages are matched in one more. */
 const WALK_BATCH = 200;
@@ -38,12 +41,14 @@ export function textPattern(text: string): string {
 }
 
 function conversationWalk(
-  filter: TextSearchFilter,
+  scope: Scope,
+  filter: TextSearch,
   page: PageRequest<ConversationKey>,
 ): Filter<ConversationDoc> {
-  const where: Filter<ConversationDoc> = liveUnless(filter.includeDeleted);
-  if (filter.userId !== undefined) where.userId = filter.userId;
-  if (filter.tenantId !== undefined) where.tenantId = filter.tenantId;
+  const where: Filter<ConversationDoc> = {
+    ...inScope(scope),
+    ...liveUnless(filter.includeDeleted),
+  };
   const a = page.after;
   if (a) {
     where.$or = [
@@ -78,21 +83,22 @@ async function newestMatches(
 }
 
 /**
- * `searchConversations`: walks the conversations in the filter's scope in
+ * `searchConversations`: walks the conversations in `scope` in
  * `(lastActivityAt desc, id asc)` order (over `conversations_user_activity` with a user), a
  * batch at a time, and finds each batch's newest matching messages in one aggregation over the
  * transcript index, until `page.take` hits. Titles are tested with core's `containsFolded`.
  */
 export async function searchConversations(
   ctx: MongoContext,
-  filter: TextSearchFilter,
+  scope: Scope,
+  filter: TextSearch,
   page: PageRequest<ConversationKey>,
 ): Promise<TextSearchHit[]> {
   const take = page.take ?? Number.POSITIVE_INFINITY;
   const pattern = textPattern(filter.text);
   const needle = foldAscii(filter.text);
   const hits: TextSearchHit[] = [];
-  const walk = ctx.conversations.find(conversationWalk(filter, page), {
+  const walk = ctx.conversations.find(conversationWalk(scope, filter, page), {
     sort: CONVERSATION_ORDER,
     batchSize: WALK_BATCH,
   });

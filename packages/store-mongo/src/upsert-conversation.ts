@@ -4,6 +4,7 @@ import {
   IntegrityError,
   StorageError,
 } from "@message-store/core";
+import { ownerRefusal } from "@message-store/core/adapter";
 import type { MongoContext } from "./collections.js";
 import { assertConversationFits } from "./document-size.js";
 import { conversationFields } from "./documents.js";
@@ -24,8 +25,10 @@ const MAX_ATTEMPTS = 100;
  *
  * Both updates also filter on the record's `userId`, `tenantId` and `deletedAt`, which an upsert
  * may not change: when the conversation exists with others, neither matches, and a read (on that
- * failure only) tells the `IntegrityError` from a conversation deleted in between. So of two
- * racing creates of one id by different users, exactly one inserts and the other is refused.
+ * failure only) tells the `IntegrityError` (an owner refusal for another owner) from a
+ * conversation deleted in between. So of two racing creates of one id by different users,
+ * exactly one inserts and the other is refused. A record written through a view carries the
+ * view's owners, so these filters are the scope too.
  *
  * The second update's returned (previous) document decides whether the third is needed. An
  * outdated one sent into the compare-and-set is harmless (its filter fails and it reads afresh);
@@ -97,8 +100,10 @@ async function assertSameOwner(ctx: MongoContext, record: ConversationRecord): P
   if (!stored) return;
   const q = JSON.stringify;
   if (stored.userId !== record.userId || (stored.tenantId ?? null) !== record.tenantId) {
-    throw new IntegrityError(
+    throw ownerRefusal(
       `conversation ${q(record.id)} exists with another userId or tenantId; a conversation's owner never changes`,
+      "conversation",
+      record.id,
     );
   }
   if ((stored.deletedAt ?? null) !== record.deletedAt) {
@@ -140,31 +145,4 @@ function contention(id: string): StorageError {
   return new StorageError(
     `conversation ${JSON.stringify(id)} changed under every one of ${MAX_ATTEMPTS} attempts`,
   );
-}
-
-/**
- * Creates the conversation unless one with its id exists (which is then left as it is): what
- * `storeSessionMessages` needs before its messages are written.
- */
-export async function insertConversationIfMissing(
-  ctx: MongoContext,
-  record: ConversationRecord,
-): Promise<void> {
-  try {
-    await ctx.conversations.updateOne(
-      { _id: record.id },
-      {
-        $setOnInsert: {
-          ...conversationFields(record),
-          lastActivityAt: record.updatedAt,
-          lastMessageAt: null,
-          lastSequence: 0,
-        },
-      },
-      { upsert: true },
-    );
-  } catch (error) {
-    // A concurrent insert of the same id won: the conversation exists, which is all we need.
-    if (!isDuplicateKey(error)) throw error;
-  }
 }

@@ -1,10 +1,15 @@
 import { IntegrityError, type Message, StorageError } from "@message-store/core";
-import type { AnyBulkWriteOperation, ClientSession, Filter } from "mongodb";
+import type { ClientSession } from "mongodb";
 import { inTransaction, type MongoContext } from "./collections.js";
 import { assertMessageFits } from "./document-size.js";
-import { type MessageDoc, messageFields } from "./documents.js";
+import { messageFields } from "./documents.js";
 import { isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
-import { idKey } from "./id-key.js";
+import {
+  insertMessage,
+  type MessageUpsert,
+  type MessageWrite,
+  upsertMessage,
+} from "./message-ops.js";
 import { checkAgainstStored, type Group, groupByConversation, refusal } from "./message-rules.js";
 import {
   carryUndo,
@@ -157,7 +162,7 @@ async function writeAttempt(
     const ops = messages.map((m) => {
       const sequence = next.get(m.conversationId)!;
       next.set(m.conversationId, sequence + 1);
-      return inserting ? insert(m, sequence) : upsert(m, sequence);
+      return inserting ? insertMessage(m, sequence) : upsertMessage(m, sequence);
     });
     try {
       await write(ctx, ops);
@@ -186,48 +191,10 @@ async function writeAttempt(
 /** Writes of a batch that meets a duplicate `_id` (see {@link writeAttempt}). */
 const MAX_DUPLICATE_ATTEMPTS = 3;
 
-type Upsert = AnyBulkWriteOperation<MessageDoc> & { updateOne: object };
-type Write = AnyBulkWriteOperation<MessageDoc>;
-
-/** The insert of one new message: the document an {@link upsert} creates, fields in its order. */
-function insert(m: Message, sequence: number): Write {
-  // `deletedAt` first, as the upsert's filter seeds it; the body's own keeps that position.
-  const document: MessageDoc = Object.assign(
-    { _id: m.id, conversationId: m.conversationId, deletedAt: m.deletedAt },
-    messageFields(m),
-    m.embedding === null ? { pendingKey: idKey(m.id) } : {},
-    { sequence },
-  );
-  return { insertOne: { document } };
-}
-
-/**
- * The upsert of one message. A message without an embedding is pending embedding: it carries
- * `pendingKey` (its `idKey`), which the queue's partial indexes hold; one with an embedding has
- * none. The filter refuses (by missing, so the insert collides on `_id`) another conversation,
- * another `deletedAt` and an embedding passed back unchanged with a new text.
- */
-function upsert(m: Message, sequence: number): Upsert {
-  const filter: Filter<MessageDoc> = {
-    _id: m.id,
-    conversationId: m.conversationId,
-    deletedAt: m.deletedAt,
-  };
-  if (m.embedding !== null) {
-    filter.$or = [{ originalContent: m.originalContent }, { embedding: { $ne: m.embedding } }];
-  }
-  const body = messageFields(m);
-  const update =
-    m.embedding === null
-      ? { $set: { ...body, pendingKey: idKey(m.id) }, $setOnInsert: { sequence } }
-      : { $set: body, $unset: { pendingKey: "" as const }, $setOnInsert: { sequence } };
-  return { updateOne: { filter, update, upsert: true } };
-}
-
-async function write(ctx: MongoContext, ops: Write[]): Promise<void> {
+async function write(ctx: MongoContext, ops: MessageWrite[]): Promise<void> {
   const [only] = ops;
   if (ops.length === 1 && only && "updateOne" in only) {
-    const { filter, update } = only.updateOne as { filter: object; update: object };
+    const { filter, update } = only.updateOne as MessageUpsert["updateOne"];
     await ctx.messages.updateOne(filter, update, { upsert: true });
   } else if (ctx.transactions) {
     await inTransaction(ctx, (session: ClientSession) =>

@@ -1,6 +1,6 @@
 import { isMessageStoreError, type MessageStoreApi } from "@message-store/core";
 import { beforeEach, describe, expect, it } from "vitest";
-import { conv, type Fixture, msg, openFixture, T0 } from "./helpers.js";
+import { conv, type Fixture, msg, openFixture, T0, traceOf } from "./helpers.js";
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<Error> {
   const error = await promise.then(
@@ -94,6 +94,24 @@ describe.each([
     await f.store.storeMessage(msg("late-2", "conv-a", 2));
     const ids = (await f.store.getMessagesByConversationId("conv-a")).items.map((m) => m.id);
     expect(ids).toEqual(["a-1", "a-2", "late-1", "late-0", "late-2"]);
+  });
+
+  it("a trace batch refused at a later trace is all or nothing exactly when atomicTraceBatches is declared", async () => {
+    const atomic = f.store.capabilities.atomicTraceBatches === true;
+    expect(atomic).toBe(!standalone);
+    for (const [what, bad] of [
+      ["a second trace for a message", traceOf("t-3", "a-1", "conv-a")],
+      ["a stored trace id moving to another message", traceOf("t-0", "a-2", "conv-a")],
+      ["a missing message", traceOf("t-3", "nope", "conv-a")],
+    ] as const) {
+      await f.db.collection("turn_traces").deleteMany({});
+      await f.store.storeTurnTrace(traceOf("t-0", "b-1", "conv-b"));
+      const batch = [traceOf("t-1", "a-1", "conv-a"), bad];
+      await expectCode(f.store.storeTurnTraces(batch), "INTEGRITY");
+      const stored = await f.db.collection("turn_traces").find({}).toArray();
+      const ids = stored.map((d) => String(d._id)).sort();
+      expect(ids, what).toEqual(atomic ? ["t-0"] : ["t-0", "t-1"]);
+    }
   });
 
   it("a batch spanning two conversations lands in both, each in array order", async () => {

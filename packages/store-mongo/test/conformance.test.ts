@@ -52,6 +52,8 @@ describeMessageStoreConformance({
             "standalone MongoDB has no multi-document transactions: a batch lands document by document",
           "atomic-list-pages":
             "standalone MongoDB has no multi-document transactions: a batch lands document by document",
+          "atomic-list-pages-mutations":
+            "standalone MongoDB has no multi-document transactions: a batch flagging every message, a soft delete and a cascade land document by document",
           "atomic-cascade":
             "standalone MongoDB has no multi-document transactions: traces, messages, then the conversation go in three commands",
         },

@@ -143,7 +143,8 @@ describe("configuration", () => {
       uri: serverUri(),
       db: uniqueDbName(),
     });
-    expect(store).toBeInstanceOf(entry.MongoMessageStore as Function);
+    expect(store).toBeInstanceOf(MessageStore);
+    expect((store as MessageStore).driver).toBeInstanceOf(entry.MongoDriver as Function);
     expect(store.adapterName).toBe("mongodb");
     expect(store.capabilities.semanticSearch).toBe(false);
     expect(await store.storeConversation(conv("c"))).toMatchObject({ id: "c" });

@@ -17,7 +17,7 @@ describe.each([
 
   beforeAll(async () => {
     f = await openFixture({ standalone });
-    tx = f.store.usesTransactions;
+    tx = f.store.driver.usesTransactions;
     await f.store.storeConversation(conv("c-main"));
     await f.store.storeMessages(
       Array.from({ length: ROWS }, (_, i) => msg(`m-${String(i).padStart(3, "0")}`, "c-main", i)),
@@ -138,6 +138,34 @@ describe.each([
       f.store.storeTurnTrace(traceOf("t-new", "m-001", "c-main")),
     );
     expect(commands).toEqual(["find", "update"]);
+  });
+
+  it("storeTurnTraces: a batch is one find of its messages and one update, plus the commit with transactions", async () => {
+    const batch = [traceOf("t-b1", "m-003", "c-main"), traceOf("t-b2", "m-004", "c-main")];
+    const commands = await f.commandsOf(() => f.store.storeTurnTraces(batch));
+    expect(commands).toEqual(tx ? ["find", "update", "commitTransaction"] : ["find", "update"]);
+  });
+
+  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions", async () => {
+    const commit = tx ? ["commitTransaction"] : [];
+    const turns = [
+      { id: "st-1", role: "user" as const, content: "a" },
+      { id: "st-2", role: "assistant" as const, content: "b" },
+    ];
+    const created = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
+    );
+    expect(created).toEqual(["find", "find", "insert", "update", ...commit]);
+    const next = [{ role: "user" as const, content: "c" }];
+    const appended = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", next, { userId: "user-1" }),
+    );
+    expect(appended).toEqual(["find", "find", "update", "update", ...commit]);
+    // A retry of stored turns claims nothing: it only upserts them.
+    const retried = await f.commandsOf(() =>
+      f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
+    );
+    expect(retried).toEqual(["find", "find", "update", ...commit]);
   });
 
   it("soft delete, restore, deleteMessage and purge: a fixed number each, plus the commit with transactions", async () => {

@@ -1,48 +1,9 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { MessageStoreApi } from "@message-store/core";
+import type { Message } from "@message-store/core";
 import { conversation, message, T0, trace } from "../fixtures.js";
 import { assertRule } from "../rule-check.js";
-import type { CaseContext, ContractCase } from "./contract-case.js";
-
-const READERS = 3;
-
-/**
- * The stores the polling readers use: other instances (other connections) when the adapter can
- * open several on one storage, else the case's own store, polled by several loops.
- */
-async function readers(ctx: CaseContext): Promise<MessageStoreApi[]> {
-  if (!ctx.openAnother) return Array.from({ length: READERS }, () => ctx.store);
-  const out: MessageStoreApi[] = [];
-  for (let i = 0; i < READERS; i++) out.push(await ctx.openAnother());
-  return out;
-}
-
-/**
- * Runs `observe` in a loop on every reader, each poll on a new turn of the event loop, until
- * `work` settles (and once more after it), so reads truly overlap the work. Returns the polls.
- */
-async function pollWhile(
-  stores: MessageStoreApi[],
-  work: Promise<unknown>,
-  observe: (store: MessageStoreApi) => Promise<void>,
-): Promise<number> {
-  let done = false;
-  let polls = 0;
-  const finished = work.finally(() => {
-    done = true;
-  });
-  await Promise.all(
-    stores.map(async (store) => {
-      do {
-        await nextTurn();
-        await observe(store);
-        polls++;
-      } while (!done);
-    }),
-  );
-  await finished;
-  return polls;
-}
+import { pollWhile, READERS, readers } from "./concurrent-readers.js";
+import type { ContractCase } from "./contract-case.js";
 
 const ATOMIC_LIST =
   "a list page is one consistent read: a concurrent batch is in it entirely or not at all";
@@ -94,6 +55,109 @@ export const atomicListPages: ContractCase = {
       ATOMIC_LIST,
       final.items.length === 210,
       `final read: ${final.items.length} items, expected 210`,
+    );
+  },
+};
+
+const MUTATIONS_ATOMIC =
+  "a list page is one consistent read: concurrent deletes, re-creates, flags and soft deletes are in it entirely or not at all";
+
+const GENERATION_SIZE = 24;
+const distinct = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))];
+
+/**
+ * What a read shows of the conversation that the writer below keeps rewriting: every state the
+ * writer leaves has all `GENERATION_SIZE` messages (or none), of one generation, all flagged or
+ * none, all with one `deletedAt`, in id order. Fails naming what was mixed.
+ */
+function checkWhole(label: string, items: Message[], size: number): void {
+  const generations = distinct(items.map((m) => m.originalContent));
+  const flags = distinct(items.map((m) => m.isFlagged));
+  const stamps = distinct(items.map((m) => m.deletedAt));
+  const ids = items.map((m) => m.id);
+  const ordered = ids.every((id, i) => i === 0 || ids[i - 1]! < id);
+  assertRule(
+    MUTATIONS_ATOMIC,
+    (items.length === 0 || items.length === size) &&
+      generations.length <= 1 &&
+      flags.length <= 1 &&
+      stamps.length <= 1 &&
+      ordered,
+    `${label}: ${items.length} items (expected 0 or ${size}), contents ${generations.join(" + ")}, isFlagged ${flags.join(" + ")}, deletedAt ${stamps.join(" + ")}${ordered ? "" : ", out of order"}`,
+  );
+}
+
+/**
+ * Violation 5 again, under writes that change or remove rows instead of adding them: a page
+ * assembled from several reads while another connection deletes and re-creates the
+ * conversation, flags or unflags every message in one batch, and soft-deletes and restores it.
+ */
+export const atomicListPagesMutations: ContractCase = {
+  id: "atomic-list-pages-mutations",
+  rule: MUTATIONS_ATOMIC,
+  title:
+    "transcript and context reads polled while the conversation is deleted, re-created, flagged and soft-deleted see one state",
+  async run(ctx) {
+    const { store } = ctx;
+    const softDelete = store.capabilities.softDelete === true;
+    const c = conversation({ id: "am-conv", userId: "am-user" });
+    // Every message of a generation carries its number; timestamps and ids never change.
+    const generation = (g: number, isFlagged: boolean) =>
+      Array.from({ length: GENERATION_SIZE }, (_, i) =>
+        message(c, {
+          id: `am-m${String(i).padStart(2, "0")}`,
+          timestamp: T0 + i,
+          originalContent: `generation ${g}`,
+          isFlagged,
+        }),
+      );
+    await store.storeConversation(c);
+    await store.storeMessages(generation(0, false));
+    const stores = await readers(ctx);
+    const ROUNDS = 12;
+    const writes = (async () => {
+      let flagged = false;
+      for (let g = 1; g <= ROUNDS; g++) {
+        await nextTurn();
+        flagged = !flagged;
+        await store.storeMessages(generation(g - 1, flagged)); // flag or unflag all at once
+        if (softDelete) {
+          await nextTurn();
+          await store.softDeleteConversation(c.id);
+          await nextTurn();
+          await store.restoreConversation(c.id);
+        }
+        await nextTurn();
+        await store.deleteConversation(c.id);
+        await store.storeConversation(c);
+        await store.storeMessages(generation(g, flagged));
+      }
+    })();
+    const half = GENERATION_SIZE / 2;
+    const polls = await pollWhile(stores, writes, async (reader) => {
+      const page = await reader.getMessagesByConversationId(c.id);
+      assertRule(MUTATIONS_ATOMIC, page.nextCursor === null, "an unlimited page has a nextCursor");
+      checkWhole("getMessagesByConversationId(am-conv)", page.items, GENERATION_SIZE);
+      const first = await reader.getMessagesByConversationId(c.id, { limit: half });
+      checkWhole(`getMessagesByConversationId(am-conv, { limit: ${half} })`, first.items, half);
+      const window = await reader.getImmediateContext(c.id, GENERATION_SIZE);
+      checkWhole(`getImmediateContext(am-conv, ${GENERATION_SIZE})`, window, GENERATION_SIZE);
+      if (softDelete) {
+        const all = await reader.getMessagesByConversationId(c.id, { includeDeleted: true });
+        checkWhole(
+          "getMessagesByConversationId(am-conv, { includeDeleted })",
+          all.items,
+          GENERATION_SIZE,
+        );
+      }
+    });
+    assertRule(MUTATIONS_ATOMIC, polls >= READERS, `only ${polls} polls ran`);
+    const final = (await store.getMessagesByConversationId(c.id)).items;
+    assertRule(
+      MUTATIONS_ATOMIC,
+      final.length === GENERATION_SIZE &&
+        final.every((m) => m.originalContent === `generation ${ROUNDS}`),
+      `final read: ${final.length} items of ${distinct(final.map((m) => m.originalContent)).join(" + ")}`,
     );
   },
 };

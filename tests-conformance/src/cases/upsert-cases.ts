@@ -193,3 +193,46 @@ export const userChangedByUpsert: ContractCase = {
     );
   },
 };
+
+const ACTIVITY_FORWARD =
+  "lastActivityAt counts the newest timestamp ever stored: an upsert that moves a message forward raises it, and lists follow";
+
+/** `lastActivityAt` after upserts that move a message's timestamp forward (and back). */
+export const activityForwardByUpsert: ContractCase = {
+  id: "activity-forward-by-upsert",
+  rule: ACTIVITY_FORWARD,
+  title:
+    "an upsert moving a message forward raises its conversation's lastActivityAt and moves it up the user's list",
+  async run({ store }) {
+    const a = await store.storeConversation(conversation({ id: "af-a", userId: "af-user" }));
+    const b = await store.storeConversation(conversation({ id: "af-b", userId: "af-user" }));
+    const m = await store.storeMessage(message(a, { id: "af-m", timestamp: T0 + 10 }));
+    const [n] = await store.storeMessages([message(b, { id: "af-n", timestamp: T0 + 100 })]);
+    const activity = async () => ({
+      "af-a": (await store.getConversation("af-a"))?.lastActivityAt,
+      "af-b": (await store.getConversation("af-b"))?.lastActivityAt,
+      list: (await store.getConversationsByUserId("af-user")).items.map(
+        (c) => `${c.id}@${c.lastActivityAt - T0}`,
+      ),
+    });
+    await store.storeMessage({ ...m, timestamp: T0 + 200 });
+    expectRule(ACTIVITY_FORWARD, "after storeMessage moved af-m to T0+200", await activity(), {
+      "af-a": T0 + 200,
+      "af-b": T0 + 100,
+      list: ["af-a@200", "af-b@100"],
+    });
+    await store.storeMessages([{ ...n!, timestamp: T0 + 300 }]);
+    expectRule(ACTIVITY_FORWARD, "after storeMessages moved af-n to T0+300", await activity(), {
+      "af-a": T0 + 200,
+      "af-b": T0 + 300,
+      list: ["af-b@300", "af-a@200"],
+    });
+    // Moved back, the message leaves the activity where it was: it counts every timestamp ever stored.
+    await store.storeMessage({ ...m, timestamp: T0 + 5 });
+    expectRule(ACTIVITY_FORWARD, "after storeMessage moved af-m back to T0+5", await activity(), {
+      "af-a": T0 + 200,
+      "af-b": T0 + 300,
+      list: ["af-b@300", "af-a@200"],
+    });
+  },
+};

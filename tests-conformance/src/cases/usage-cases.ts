@@ -17,7 +17,6 @@ async function seedPairs(store: MessageStoreApi) {
     const c = await store.storeConversation(conversation({ id: `${agentId}-${userId}`, userId }));
     const m = await store.storeMessage(message(c, { id: `${c.id}-m`, role: "assistant" }));
     await store.storeTurnTrace(
-      // userId given: without capabilities.tenants an adapter need not fill it from the conversation.
       trace(m, { id: `${c.id}-t`, agentId, userId, totalTokens: tokens, timestamp: T0 + HOUR }),
     );
   }

@@ -1,7 +1,6 @@
 import { isMessageStoreError, type MessageStoreApi } from "@message-store/core";
 import type fc from "fast-check";
 import { expectRule } from "../rule-check.js";
-import type { ConversationView, MessageView, ReferenceModel } from "./reference-model.js";
 
 /** The adapter side of a run: the open store, replaced when a command reopens it. */
 export interface RealStore {
@@ -10,73 +9,128 @@ export interface RealStore {
   reopen: (() => Promise<MessageStoreApi>) | null;
 }
 
-export type StoreCommand = fc.AsyncCommand<ReferenceModel, RealStore>;
+/** The reference side: a store over core's `MemoryDriver`, the contract's reference driver. */
+export interface Reference {
+  store: MessageStoreApi;
+}
 
-/** Every conversation belongs to one fixed owner, so no command tries to change an owner. */
-export const OWNER: Readonly<Record<string, string>> = { c1: "u1", c2: "u2", c3: "u1" };
+export type StoreCommand = fc.AsyncCommand<Reference, RealStore>;
 
-export const MODEL_RULE = "every result equals the reference model's (MessageStoreApi as a model)";
+export const MODEL_RULE =
+  "every result equals the reference driver's (core's MemoryDriver, the contract as code)";
 
-export type Outcome = { ok: unknown } | { error: string };
+/** The paged methods of the contract: their last argument takes `limit` and `cursor`. */
+type PagedMethod =
+  | "getConversationsByUserId"
+  | "listConversations"
+  | "getMessagesByConversationId"
+  | "queryTurnTraces"
+  | "searchConversations"
+  | "listPendingEmbeddings";
 
-export async function outcome<T>(
-  call: () => Promise<T>,
-  view: (value: T) => unknown,
-): Promise<Outcome> {
+/** One call of the contract, as data: what is run on both stores, and printed on a failure. */
+export interface Call {
+  readonly method: Exclude<keyof MessageStoreApi, "capabilities" | "forUser" | "forTenant">;
+  readonly args: readonly unknown[];
+  /** Run through `forUser(viewUser)`. */
+  readonly viewUser?: string | null;
+  /** Run through `forTenant(viewTenant)`. */
+  readonly viewTenant?: string | null;
+  /** A paged method walked to its end, `walk` items per page. */
+  readonly walk?: number;
+}
+
+type Outcome = { ok: unknown } | { error: string };
+
+/**
+ * A command of the model-based test: one or more calls run in order on the reference store and
+ * on the adapter's, every outcome (result or error code) compared. Values that depend on the
+ * clock (soft-delete stamps) are compared as "set or not"; everything else must be equal.
+ */
+export class ApiCommand implements StoreCommand {
+  constructor(readonly calls: readonly Call[]) {}
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(reference: Reference, real: RealStore): Promise<void> {
+    for (const call of this.calls) {
+      const expected = await outcome(reference.store, call);
+      const actual = await outcome(real.store, call);
+      expectRule(MODEL_RULE, printCall(call), actual, expected);
+    }
+  }
+
+  toString(): string {
+    return this.calls.map((c) => `await ${printCall(c)};`).join(" ");
+  }
+}
+
+/** Closes and reopens the adapter's store (the reference keeps its state, as a restart must). */
+export class Reopen implements StoreCommand {
+  check(): boolean {
+    return true;
+  }
+  async run(_: Reference, real: RealStore): Promise<void> {
+    if (real.reopen) real.store = await real.reopen();
+  }
+  toString(): string {
+    return "/* close the store and open it again */;";
+  }
+}
+
+async function outcome(store: MessageStoreApi, call: Call): Promise<Outcome> {
   try {
-    return { ok: view(await call()) };
+    return { ok: normalize(await invoke(store, call)) };
   } catch (error) {
     if (isMessageStoreError(error)) return { error: error.code };
     throw error;
   }
 }
 
-export const messageView = (m: {
-  id: string;
-  conversationId: string;
-  userId: string;
-  timestamp: number;
-  isFlagged: boolean;
-}): MessageView => ({
-  id: m.id,
-  conversationId: m.conversationId,
-  userId: m.userId,
-  timestamp: m.timestamp,
-  isFlagged: m.isFlagged,
-});
-
-export const conversationView = (c: {
-  id: string;
-  userId: string;
-  updatedAt: number;
-  lastActivityAt: number;
-}): ConversationView => ({
-  id: c.id,
-  userId: c.userId,
-  updatedAt: c.updatedAt,
-  lastActivityAt: c.lastActivityAt,
-});
-
-/** A command: `expect` predicts the outcome (and applies it to the model), `call` runs it. */
-export abstract class Command implements StoreCommand {
-  abstract readonly code: string;
-  check(): boolean {
-    return true;
-  }
-  protected abstract expect(model: ReferenceModel): Outcome;
-  protected abstract call(real: RealStore): Promise<Outcome>;
-  async run(model: ReferenceModel, real: RealStore): Promise<void> {
-    const actual = await this.call(real);
-    const expected = this.expect(model);
-    expectRule(MODEL_RULE, this.code.replace(/;$/, ""), actual, expected);
-  }
-  toString(): string {
-    return this.code;
-  }
+async function invoke(store: MessageStoreApi, call: Call): Promise<unknown> {
+  let s = store;
+  if (call.viewTenant) s = s.forTenant(call.viewTenant);
+  if (call.viewUser) s = s.forUser(call.viewUser);
+  const method = s[call.method] as (...args: unknown[]) => Promise<unknown>;
+  if (call.walk === undefined) return method.apply(s, [...call.args]);
+  const head = call.args.slice(0, -1);
+  const options = (call.args.at(-1) ?? {}) as object;
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await method.apply(s, [...head, { ...options, limit: call.walk, cursor }])) as {
+      items: unknown[];
+      nextCursor: string | null;
+    };
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
 }
 
-export const js = (v: unknown) => JSON.stringify(v);
-export const scope = (viewUser: string | null) =>
-  viewUser ? `store.forUser(${js(viewUser)})` : "store";
-export const on = (real: RealStore, viewUser: string | null) =>
-  viewUser ? real.store.forUser(viewUser) : real.store;
+/** A deep copy where a clock-made `deletedAt` reads as `true` (set) or `null`. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalize);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === "deletedAt" && typeof v === "number" ? true : normalize(v);
+  }
+  return out;
+}
+
+const js = (v: unknown) => JSON.stringify(v);
+
+/** The call as code: `store.forUser("u1").getMessage("m1")`, a walk marked in a comment. */
+export function printCall(call: Call): string {
+  let target = "store";
+  if (call.viewTenant) target += `.forTenant(${js(call.viewTenant)})`;
+  if (call.viewUser) target += `.forUser(${js(call.viewUser)})`;
+  const args = call.args.map(js).join(", ");
+  const walk = call.walk === undefined ? "" : ` /* every page of ${call.walk} */`;
+  return `${target}.${call.method}(${args})${walk}`;
+}
+
+export type { PagedMethod };

@@ -1,6 +1,5 @@
 import type { MessageStoreApi } from "@message-store/core";
 import { describe, expect, it } from "vitest";
-import { requireCapabilities } from "../capabilities.js";
 import { allConversations, allTraces, dumpStore, listAll, withoutConversations } from "../dump.js";
 import { expectRejection } from "../expect-error.js";
 import { conversation, message, T0, trace } from "../fixtures.js";
@@ -59,8 +58,7 @@ export function erasureSuite(h: Harness): void {
       expect(after.traces).toHaveLength(5);
     });
 
-    it("goes by the conversation's owner, which every message and trace of it carries", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("goes by the conversation's owner, which every message and trace of it carries", async () => {
       const mine = conversation({ id: "mine", userId: "erase-me" });
       const theirs = conversation({ id: "theirs", userId: "other" });
       await h.store.storeConversation(mine);

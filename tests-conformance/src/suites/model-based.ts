@@ -1,8 +1,6 @@
 import { describe, it } from "vitest";
 import type { Harness } from "../harness.js";
-import { runModelCheck } from "../model/run-model-check.js";
-
-const DEFAULT_RUNS = 25;
+import { DEFAULT_MODEL_RUNS, runModelCheck } from "../model/run-model-check.js";
 
 function envNumber(name: string): number | undefined {
   const raw = process.env[name];
@@ -14,16 +12,19 @@ function envNumber(name: string): number | undefined {
 }
 
 /**
- * Model-based testing: random sequences of writes and reads (conversations, messages, batches,
- * flags, upserts that move timestamps, deletes, erasure, scoped views, reopen) run against the
- * adapter and a reference model, every result compared. Budget: `modelRuns` (default 25) or
+ * Model-based testing: random sequences of writes and reads over the whole contract the adapter
+ * declares (conversations, messages, batches, ties, flags, upserts that move timestamps,
+ * sessions, traces, soft delete and restore, purge, deletes, erasure, search, the embedding
+ * queue, views by user and tenant, reopen) run against the adapter and against core's
+ * `MemoryDriver`, every result compared. Budget: `modelRuns` (default 25) or
  * `MESSAGE_STORE_CONFORMANCE_RUNS`; seed: `modelSeed` or `MESSAGE_STORE_CONFORMANCE_SEED`.
  */
 export function modelBasedSuite(h: Harness): void {
   describe("model-based", () => {
-    const runs = envNumber("MESSAGE_STORE_CONFORMANCE_RUNS") ?? h.options.modelRuns ?? DEFAULT_RUNS;
+    const runs =
+      envNumber("MESSAGE_STORE_CONFORMANCE_RUNS") ?? h.options.modelRuns ?? DEFAULT_MODEL_RUNS;
     const seed = envNumber("MESSAGE_STORE_CONFORMANCE_SEED") ?? h.options.modelSeed;
-    it(`random operation sequences agree with the reference model (${runs} runs)`, {
+    it(`random operation sequences agree with the reference driver (${runs} runs)`, {
       timeout: Math.max(60_000, runs * 5_000),
     }, async () => {
       await runModelCheck(

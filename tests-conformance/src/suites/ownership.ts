@@ -34,12 +34,12 @@ async function seed(store: MessageStoreApi) {
 /**
  * The ownership rules (every record carries its conversation's owner) and the scoped-view
  * security cases of issue #15: trace hijack, search oracle, userId poisoning, null-userId
- * traces, racing scoped creates, consistent scoped aggregates.
+ * traces, racing scoped creates, consistent scoped aggregates. The rules hold on every adapter,
+ * so only the cases that need another capability (search, soft delete) are skipped without it.
  */
 export function ownershipSuite(h: Harness): void {
   describe("ownership rules and scoped-view security", () => {
-    it("userId poisoning: a message's userId must be its conversation's owner, also through a view", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("userId poisoning: a message's userId must be its conversation's owner, also through a view", async () => {
       await seed(h.store);
       const planted = message(
         { id: "alice-conv", userId: "bob" },
@@ -63,8 +63,7 @@ export function ownershipSuite(h: Harness): void {
       expect(await h.store.getMessage("bob-m1")).not.toBeNull();
     });
 
-    it("a trace without userId gets its conversation's owner, and every scoped read shows it alike", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("a trace without userId gets its conversation's owner, and every scoped read shows it alike", async () => {
       await seed(h.store);
       const c = await h.store.storeConversation(conversation({ id: "null-conv", userId: "alice" }));
       const m = await h.store.storeMessage(message(c, { id: "null-m", role: "assistant" }));
@@ -84,8 +83,7 @@ export function ownershipSuite(h: Harness): void {
       expect(await h.store.forUser("bob").getTurnTraceByMessageId("null-m")).toBeNull();
     });
 
-    it("trace hijack: a trace id of another user's message cannot be taken over, by the store or a view", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("trace hijack: a trace id of another user's message cannot be taken over, by the store or a view", async () => {
       await seed(h.store);
       const bobTrace = await h.store.getTurnTraceByMessageId("bob-m2");
       const hijack = trace(
@@ -100,7 +98,7 @@ export function ownershipSuite(h: Harness): void {
     });
 
     it("search oracle: a scoped search filters before ranking, so a closer foreign message hides nothing", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants", "semanticSearch");
+      requireCapabilities(h, ctx, "semanticSearch");
       await seed(h.store);
       // Bob's message is the closest to the probe; Alice must still get her best match.
       const hits = await h.store
@@ -111,8 +109,7 @@ export function ownershipSuite(h: Harness): void {
       expect(bob.map((x) => x.message.id)).toEqual(["bob-m1"]);
     });
 
-    it("racing scoped creates of one new conversation id: exactly one user wins, the other gets NotFoundError", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("racing scoped creates of one new conversation id: exactly one user wins, the other gets NotFoundError", async () => {
       for (let round = 0; round < 20; round++) {
         const id = `race-${round}`;
         const results = await Promise.allSettled([
@@ -135,8 +132,7 @@ export function ownershipSuite(h: Harness): void {
       expect(reason.code).toBe("INTEGRITY");
     });
 
-    it("scoped aggregates agree with scoped trace queries, whatever userId the traces were given", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("scoped aggregates agree with scoped trace queries, whatever userId the traces were given", async () => {
       await seed(h.store);
       const c = await h.store.storeConversation(conversation({ id: "agg", userId: "alice" }));
       for (const [i, userId] of [null, "alice", null].entries()) {
@@ -162,7 +158,7 @@ export function ownershipSuite(h: Harness): void {
     });
 
     it("destructive calls through a view never reach another user's records", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants", "softDelete");
+      requireCapabilities(h, ctx, "softDelete");
       await seed(h.store);
       const alice = h.store.forUser("alice");
       expect(await alice.softDeleteConversation("bob-conv")).toBe(false);

@@ -115,8 +115,7 @@ export function sessionSuite(h: Harness): void {
       expect(await h.store.getConversation("sess")).toBeNull();
     });
 
-    it("another user's conversation is an IntegrityError (NotFoundError through a view)", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("another user's conversation is an IntegrityError (NotFoundError through a view)", async () => {
       await h.store.storeConversation(conversation({ id: "sess", userId: "owner" }));
       const turns = [{ role: "user" as const, content: "x" }];
       await expectRejection(

@@ -1,6 +1,5 @@
 import type { MessageStoreApi, TurnTrace } from "@message-store/core";
 import { describe, expect, it } from "vitest";
-import { requireCapabilities } from "../capabilities.js";
 import { allTraces } from "../dump.js";
 import { expectRejection } from "../expect-error.js";
 import { conversation, fullTrace, message, T0, trace } from "../fixtures.js";
@@ -112,8 +111,7 @@ export function traceBatchSuite(h: Harness): void {
       expect(await h.store.getTurnTraceByMessageId(m2!.id)).toEqual(kept);
     });
 
-    it("keeps the ownership rules: another user's userId is refused, null is filled", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("keeps the ownership rules: another user's userId is refused, null is filled", async () => {
       const [m1, m2] = await assistantMessages(h.store, 2);
       await expectRejection(
         () => h.store.storeTurnTraces([trace(m1!, { userId: "someone-else" })]),

@@ -1,6 +1,5 @@
 import type { MessageStoreApi } from "@message-store/core";
 import { describe, expect, it } from "vitest";
-import { requireCapabilities } from "../capabilities.js";
 import { allAgentTraces, allTraces } from "../dump.js";
 import { expectRejection } from "../expect-error.js";
 import { conversation, fullTrace, message, T0, trace } from "../fixtures.js";
@@ -36,14 +35,6 @@ async function assistantMessages(store: MessageStoreApi, count: number) {
   );
 }
 
-/**
- * The `userId` a trace stored without one reads back with: its conversation's owner (the
- * ownership rules). Adapters that do not declare `capabilities.tenants` yet store `null`.
- */
-function filledUser(h: Harness, owner: string): string | null {
-  return h.store.capabilities.tenants === true ? owner : null;
-}
-
 /** Turn traces: upsert, defaults, read-back by message and by agent. */
 export function tracesSuite(h: Harness): void {
   describe("turn traces", () => {
@@ -53,7 +44,7 @@ export function tracesSuite(h: Harness): void {
       const stored = await h.store.storeTurnTrace(input);
       const expected = {
         ...input,
-        userId: filledUser(h, m!.userId),
+        userId: m!.userId,
         tenantId: null,
         llmCalls: [],
         taskEmissions: [],
@@ -148,7 +139,7 @@ export function tracesSuite(h: Harness): void {
       expect(await h.store.getTurnTraceByMessageId(m!.id)).toEqual(replaced);
       expect(replaced).toMatchObject({
         agentId: "agent-2",
-        userId: filledUser(h, m!.userId),
+        userId: m!.userId,
         llmCalls: [],
         errors: [],
         metadata: {},
@@ -158,8 +149,7 @@ export function tracesSuite(h: Harness): void {
       expect(await allTraces(h.store)).toEqual([replaced]);
     });
 
-    it("an upsert with the same id cannot move the trace to another message (IntegrityError)", async (ctx) => {
-      requireCapabilities(h, ctx, "tenants");
+    it("an upsert with the same id cannot move the trace to another message (IntegrityError)", async () => {
       const [m1, m2] = await assistantMessages(h.store, 2);
       const t = await h.store.storeTurnTrace(trace(m1!, { id: "movable" }));
       await expectRejection(() => h.store.storeTurnTrace({ ...t, messageId: m2!.id }), "INTEGRITY");

@@ -1,5 +1,5 @@
-import type { MessageStoreApi } from "../store/message-store-api.js";
 import type { MessageRole } from "../models/message.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 
 /** The name of the tool the compression hint tells the model to call. */
 export const LOOKUP_MESSAGE_TOOL = "lookup_message";

@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.js";
-import type { MessageStoreApi } from "../store/message-store-api.js";
 import { EmbeddingSchema, type MessageRole } from "../models/message.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 
 /** Turns texts into vectors, one per text, in order (an AI SDK `embedMany` call fits). */
 export type EmbedFunction = (texts: string[]) => Promise<number[][]>;

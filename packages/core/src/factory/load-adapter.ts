@@ -4,9 +4,25 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-/** The package that holds the built-in adapter `storage` (`json` → `@message-store/json`). */
+/** Storages that core itself provides, by the subpath whose import registers them. */
+const BUILT_IN = new Map([["memory", "@message-store/core/memory"]]);
+
+/**
+ * The module that holds the built-in adapter `storage`: one of core's own (`memory` →
+ * `@message-store/core/memory`) or a package (`json` → `@message-store/json`).
+ */
 export function adapterPackageName(storage: string): string | null {
+  const builtIn = BUILT_IN.get(storage);
+  if (builtIn) return builtIn;
   return /^[a-z][a-z0-9-]{0,63}$/.test(storage) ? `@message-store/${storage}` : null;
+}
+
+/** `@scope/name/sub` → the package `@scope/name` and the export `./sub` (`.` for none). */
+function splitSpecifier(specifier: string): { name: string; subpath: string } {
+  const parts = specifier.split("/");
+  const size = specifier.startsWith("@") ? 2 : 1;
+  const rest = parts.slice(size).join("/");
+  return { name: parts.slice(0, size).join("/"), subpath: rest ? `./${rest}` : "." };
 }
 
 function isNotFound(error: unknown, packageName: string): boolean {
@@ -38,20 +54,22 @@ function applicationBases(): string[] {
  * from its own folder (pnpm's isolated node_modules gives core only its own dependencies), but
  * the application that installed both can.
  */
-async function importFromApplication(packageName: string): Promise<boolean> {
+async function importFromApplication(specifier: string): Promise<boolean> {
+  const { name, subpath } = splitSpecifier(specifier);
   for (const base of applicationBases()) {
     let manifestPath: string;
     try {
-      manifestPath = createRequire(base).resolve(`${packageName}/package.json`);
+      manifestPath = createRequire(base).resolve(`${name}/package.json`);
     } catch {
       continue;
     }
     const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as {
-      exports?: { "."?: { import?: string; default?: string } };
+      exports?: Record<string, { import?: string; default?: string }>;
       main?: string;
     };
+    const exported = manifest.exports?.[subpath];
     const entry =
-      manifest.exports?.["."]?.import ?? manifest.exports?.["."]?.default ?? manifest.main;
+      exported?.import ?? exported?.default ?? (subpath === "." ? manifest.main : undefined);
     if (!entry) continue;
     await import(pathToFileURL(join(dirname(manifestPath), entry)).href);
     return true;

@@ -1,5 +1,5 @@
-import type { MessageStoreApi } from "../store/message-store-api.js";
 import type { Conversation } from "../models/conversation.js";
+import type { MessageStoreApi } from "../store/message-store-api.js";
 
 /** Who a conversation belongs to, and what it gets when {@link ensureConversation} creates it. */
 export interface ConversationOwner {

@@ -78,8 +78,11 @@ export type TraceFilter = Omit<TurnTraceFilter, "userId" | "tenantId">;
  * - ownership: a conversation's `userId`/`tenantId` never change; a message's `userId` equals its
  *   conversation's and its `tenantId` is the conversation's (`null` filled); a trace's `userId`
  *   and `tenantId` are the conversation's (`null` filled); nothing moves to another parent.
- *   Refuse a write that names a missing conversation, or a record stored under another owner,
- *   with {@link ownerRefusal} (a view then answers "does not exist").
+ *   Refuse a write that names a missing conversation (or, for a trace, a missing message), or a
+ *   record stored under another owner, with {@link ownerRefusal} (a view then answers "does not
+ *   exist", the same for both). Check ownership before the other rules, so a view never learns
+ *   that another owner's record exists: for a trace, the conversation's owner, then the message's,
+ *   then the message's conversation, then the trace id's owner.
  * - soft delete: reads exclude records with `deletedAt` unless asked; an existing record's
  *   `deletedAt` changes only through the soft-delete methods; no live record is written into a
  *   soft-deleted conversation, nor a live trace onto a soft-deleted message.
@@ -318,10 +321,11 @@ export interface MessageStoreDriver {
 
   /**
    * Turns an error the driver threw that is not one of core's into one: map your driver's errors
-   * (lost connection → `ConnectionError`, disk full → `StorageError`, …). Without it, a
-   * `StorageError` whose message and cause are scrubbed of passwords. Core stamps the name.
+   * (lost connection → `ConnectionError`, disk full → `StorageError`, …). For an error it does not
+   * know (or without this method), core makes a `StorageError` whose message and cause are
+   * scrubbed of passwords. Core stamps the name.
    */
-  mapError?(error: unknown): MessageStoreError;
+  mapError?(error: unknown): MessageStoreError | undefined;
 }
 
 /** The operations of a driver: every method but the plumbing. */

@@ -12,9 +12,9 @@ interface Refused {
 }
 
 /**
- * The `IntegrityError` a driver throws when a write names a conversation that does not exist, or
- * a record (conversation, message or trace id) stored under another owner than the written
- * record's. Unscoped, the caller gets it as it is. Through a view, core answers
+ * The `IntegrityError` a driver throws when a write names a conversation (or, for a trace, a
+ * message) that does not exist, or a record (conversation, message or trace id) stored under
+ * another owner than the written record's. Unscoped, the caller gets it as it is. Through a view, core answers
  * `NotFoundError: <record> "<id>" does not exist` instead, worded exactly as for a record that
  * does not exist, so a view learns nothing about other owners' records.
  */

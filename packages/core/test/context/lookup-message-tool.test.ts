@@ -9,11 +9,11 @@ import {
   MessageSchema,
   ValidationError,
 } from "../../src/index.js";
-import { MemoryMessageStore } from "../support/memory-message-store.js";
+import { recordingStore } from "../support/recording-driver.js";
 import { msg } from "../support/store-fixtures.js";
 
 async function store() {
-  const s = new MemoryMessageStore();
+  const s = recordingStore();
   for (const u of ["u1", "u2"]) {
     await s.storeConversation({ id: `${u}-c`, userId: u, createdAt: 1 });
     await s.storeMessage(
@@ -75,7 +75,7 @@ describe("lookup_message tool", () => {
   });
 
   it("scopes by tenant too, and rejects an invalid scope", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     await s.storeConversation({ id: "c", userId: "u1", tenantId: "t1", createdAt: 1 });
     await s.storeMessage(msg("m", 2, { conversationId: "c" }));
     expect(await lookupMessage(s, { id: "m" }, { userId: "u1", tenantId: "t1" })).toMatchObject({
@@ -92,7 +92,7 @@ describe("lookup_message tool", () => {
 
 describe("lookup_message tool scoped to one conversation", () => {
   it("a message of another conversation of the same user is not found", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     for (const c of ["c1", "c2"]) {
       await s.storeConversation({ id: c, userId: "u1", createdAt: 1 });
       await s.storeMessage(msg(`${c}-m`, 2, { conversationId: c, userId: "u1" }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { registerStorage } from "../../src/adapter.js";
 import { ConfigurationError, ConnectionError, MessageStore } from "../../src/index.js";
-import { MemoryMessageStore } from "../support/memory-message-store.js";
+import { recordingStore } from "../support/recording-driver.js";
 
 // In these tests `storage` names are not in `StorageConfigMap` (no adapter package is imported),
 // so configs are passed untyped, as JavaScript callers would.
@@ -30,7 +30,7 @@ describe("MessageStore.initialize: the config's shape", () => {
 
 describe("MessageStore.initialize: an unknown storage", () => {
   it("names both causes (not installed; not imported in a bundle) and the registered names", async () => {
-    registerStorage({ name: "memory-listed", open: async () => new MemoryMessageStore() });
+    registerStorage({ name: "memory-listed", open: async () => recordingStore() });
     const error = await configError({ storage: "sqlite-nope" });
     expect(error.message).toContain('unknown storage "sqlite-nope"');
     expect(error.message).toContain("npm install @message-store/sqlite-nope");
@@ -48,7 +48,7 @@ describe("MessageStore.initialize: an unknown storage", () => {
 describe("registerStorage", () => {
   it("makes initialize call open with the whole config and resolve to its store", async () => {
     const seen: unknown[] = [];
-    const store = new MemoryMessageStore();
+    const store = recordingStore();
     registerStorage({
       name: "memory-a",
       open: async (config) => {
@@ -62,15 +62,15 @@ describe("registerStorage", () => {
   });
 
   it("replaces an earlier registration of the same name", async () => {
-    const first = new MemoryMessageStore();
-    const second = new MemoryMessageStore();
+    const first = recordingStore();
+    const second = recordingStore();
     registerStorage({ name: "memory-b", open: async () => first });
     registerStorage({ name: "memory-b", open: async () => second });
     await expect(initialize({ storage: "memory-b" })).resolves.toBe(second);
   });
 
   it("keeps its registry on globalThis under a registered symbol (one per process)", () => {
-    registerStorage({ name: "memory-c", open: async () => new MemoryMessageStore() });
+    registerStorage({ name: "memory-c", open: async () => recordingStore() });
     const registry = (globalThis as Record<symbol, unknown>)[
       Symbol.for("@message-store/core/storage-registry@1")
     ] as Map<string, unknown>;
@@ -78,7 +78,7 @@ describe("registerStorage", () => {
   });
 
   it("rejects an empty name or a missing open", () => {
-    expect(() => registerStorage({ name: "", open: async () => new MemoryMessageStore() })).toThrow(
+    expect(() => registerStorage({ name: "", open: async () => recordingStore() })).toThrow(
       ConfigurationError,
     );
     expect(() => registerStorage({ name: "x", open: "open" as never })).toThrow(ConfigurationError);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { containsFolded, foldAscii } from "../../src/adapter.js";
 import { MAX_SEARCH_TEXT, UnsupportedOperationError, ValidationError } from "../../src/index.js";
-import { MemoryMessageStore } from "../support/memory-message-store.js";
+import { recordingStore } from "../support/recording-driver.js";
 
 describe("text matching (foldAscii, containsFolded)", () => {
   it("folds A-Z only: other letters, digits and symbols stay as they are", () => {
@@ -15,7 +15,7 @@ describe("text matching (foldAscii, containsFolded)", () => {
 });
 
 async function store(capabilities = {}) {
-  const s = new MemoryMessageStore(capabilities);
+  const s = recordingStore({ capabilities });
   for (const [id, userId, title, at] of [
     ["c1", "u1", "Refund request", 10],
     ["c2", "u1", null, 30],
@@ -31,13 +31,12 @@ async function store(capabilities = {}) {
     originalContent: "I want a REFUND",
     timestamp: 30,
   });
-  s.hookCalls.length = 0;
-  s.pageRequests.length = 0;
+  s.driver.calls.length = 0;
   return s;
 }
 
 describe("searchConversations (core's part)", () => {
-  it("pages with conversation cursors, asking the hook for limit + 1 rows", async () => {
+  it("pages with conversation cursors, asking the driver for limit + 1 rows", async () => {
     const s = await store();
     const first = await s.searchConversations({ text: "refund", limit: 2 });
     expect(
@@ -46,7 +45,7 @@ describe("searchConversations (core's part)", () => {
       ["c2", false, "m1"],
       ["c3", true, null],
     ]);
-    expect(s.pageRequests[0]).toEqual({ after: null, take: 3 });
+    expect(s.driver.pages[0]).toEqual({ after: null, take: 3 });
     const second = await s.searchConversations({
       text: "refund",
       limit: 2,
@@ -54,14 +53,14 @@ describe("searchConversations (core's part)", () => {
     });
     expect(second.items.map((h) => h.conversation.id)).toEqual(["c1"]);
     expect(second.nextCursor).toBeNull();
-    expect(s.pageRequests[1]).toEqual({ after: { lastActivityAt: 20, id: "c3" }, take: 3 });
+    expect(s.driver.pages[1]).toEqual({ after: { lastActivityAt: 20, id: "c3" }, take: 3 });
   });
 
-  it("defaults to 20 hits, and validates before any hook call", async () => {
+  it("defaults to 20 hits, and validates before any driver call", async () => {
     const s = await store();
     await s.searchConversations({ text: "x" });
-    expect(s.pageRequests[0]!.take).toBe(21);
-    s.hookCalls.length = 0;
+    expect(s.driver.pages[0]!.take).toBe(21);
+    s.driver.calls.length = 0;
     for (const bad of [
       { text: "" },
       { text: "a".repeat(MAX_SEARCH_TEXT + 1) },
@@ -76,7 +75,7 @@ describe("searchConversations (core's part)", () => {
         ValidationError,
       );
     }
-    expect(s.hookCalls).toEqual([]);
+    expect(s.driver.calls).toEqual([]);
   });
 
   it("rejects with UnsupportedOperationError without capabilities.textSearch (views too)", async () => {
@@ -87,17 +86,20 @@ describe("searchConversations (core's part)", () => {
     await expect(s.forUser("u1").searchConversations({ text: "refund" })).rejects.toThrow(
       /does not support text search/,
     );
-    expect(s.hookCalls).toEqual([]);
+    expect(s.driver.calls).toEqual([]);
   });
 
   it("a view passes its scope down as the filter; a contradicting filter gives an empty page", async () => {
     const s = await store();
     const page = await s.forUser("u1").searchConversations({ text: "refund" });
     expect(page.items.map((h) => h.conversation.id)).toEqual(["c2", "c1"]);
-    expect(s.hookArgs.at(-1)![0]).toMatchObject({ userId: "u1", text: "refund" });
-    s.hookCalls.length = 0;
+    expect(s.driver.calls.at(-1)!.request).toMatchObject({
+      scope: { userId: "u1" },
+      filter: { text: "refund" },
+    });
+    s.driver.calls.length = 0;
     const none = await s.forUser("u1").searchConversations({ text: "refund", userId: "u2" });
     expect(none).toEqual({ items: [], nextCursor: null });
-    expect(s.hookCalls).toEqual([]);
+    expect(s.driver.calls).toEqual([]);
   });
 });

@@ -5,11 +5,11 @@ import {
   UnsupportedOperationError,
   ValidationError,
 } from "../../src/index.js";
-import { MemoryMessageStore } from "../support/memory-message-store.js";
+import { recordingStore } from "../support/recording-driver.js";
 
 describe("ensureConversation", () => {
   it("creates the owner's conversation once, then returns it unchanged", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     const created = await ensureConversation(s, "c", { userId: "u1", agentId: "bot", title: "T" });
     expect(created).toMatchObject({ id: "c", userId: "u1", agentId: "bot", title: "T" });
     const again = await ensureConversation(s, "c", { userId: "u1", title: "other" });
@@ -18,7 +18,7 @@ describe("ensureConversation", () => {
   });
 
   it("another user's conversation is a NotFoundError and stays untouched", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     const theirs = await ensureConversation(s, "c", { userId: "u1" });
     await expect(ensureConversation(s, "c", { userId: "u2" })).rejects.toBeInstanceOf(
       NotFoundError,
@@ -27,7 +27,7 @@ describe("ensureConversation", () => {
   });
 
   it("two users racing to create one id: one gets it, the other NotFoundError", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     const results = await Promise.allSettled([
       ensureConversation(s, "race", { userId: "u1" }),
       ensureConversation(s, "race", { userId: "u2" }),
@@ -38,7 +38,7 @@ describe("ensureConversation", () => {
   });
 
   it("tenants: creates in the tenant, refuses another tenant's", async () => {
-    const s = new MemoryMessageStore();
+    const s = recordingStore();
     const c = await ensureConversation(s, "c", { userId: "u1", tenantId: "t1" });
     expect(c.tenantId).toBe("t1");
     await expect(
@@ -47,10 +47,10 @@ describe("ensureConversation", () => {
   });
 
   it("bad input and a tenant on a store without tenants are typed errors", async () => {
-    await expect(
-      ensureConversation(new MemoryMessageStore(), "c", { userId: "" }),
-    ).rejects.toBeInstanceOf(ValidationError);
-    const plain = new MemoryMessageStore({ tenants: false });
+    await expect(ensureConversation(recordingStore(), "c", { userId: "" })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    const plain = recordingStore({ capabilities: { tenants: false } });
     await expect(
       ensureConversation(plain, "c", { userId: "u1", tenantId: "t" }),
     ).rejects.toBeInstanceOf(UnsupportedOperationError);

@@ -1,5 +1,5 @@
-import type { MessageInput } from "../../src/index.js";
-import { MemoryMessageStore } from "./memory-message-store.js";
+import type { MessageInput, MessageStore } from "../../src/index.js";
+import { type RecordingDriver, type RecordingOptions, recordingStore } from "./recording-driver.js";
 
 /** A valid message input in conversation `c1` of user `u1`. */
 export const msg = (
@@ -16,10 +16,10 @@ export const msg = (
   ...fields,
 });
 
-/** An in-memory store holding conversation `c1`, with its hook log cleared. */
-export async function seeded(): Promise<MemoryMessageStore> {
-  const store = new MemoryMessageStore();
+/** A store over a recording memory driver holding conversation `c1`, its call log cleared. */
+export async function seeded(options?: RecordingOptions): Promise<MessageStore<RecordingDriver>> {
+  const store = recordingStore(options);
   await store.storeConversation({ id: "c1", userId: "u1", createdAt: 1 });
-  store.hookCalls.length = 0;
+  store.driver.calls.length = 0;
   return store;
 }

@@ -1,11 +1,8 @@
-import type { DeletedCounts, EmbeddingUpdate, TurnTrace } from "@message-store/core";
+import type { DeletedCounts, Scope } from "../models/queries.js";
+import type { EmbeddingUpdate } from "../models/session.js";
+import type { TurnTrace } from "../models/turn-trace.js";
+import { inScope } from "../store/scope.js";
 import type { MemoryState, MessageEntry } from "./memory-state.js";
-
-/** The records of a purge or an erasure: all, or one user's or tenant's. */
-export interface OwnerFilter {
-  userId?: string;
-  tenantId?: string;
-}
 
 /*
  * Applying the operations that change many records at once: soft delete, restore, purge,
@@ -76,30 +73,26 @@ export function restoreMessage(state: MemoryState, id: string): boolean {
   return true;
 }
 
-const inFilter = (r: { userId: string | null; tenantId: string | null }, f: OwnerFilter): boolean =>
-  (f.userId === undefined || r.userId === f.userId) &&
-  (f.tenantId === undefined || r.tenantId === f.tenantId);
-
 const before = (at: number | null, limit: number): boolean => at !== null && at < limit;
 
 /** Hard-deletes what was soft-deleted before `limit`: conversations, then messages, then traces. */
-export function purgeDeleted(state: MemoryState, limit: number, scope: OwnerFilter): DeletedCounts {
+export function purgeDeleted(state: MemoryState, limit: number, scope: Scope): DeletedCounts {
   const counts = { conversations: 0, messages: 0, turnTraces: 0 };
   for (const c of [...state.conversations.values()]) {
-    if (!before(c.deletedAt, limit) || !inFilter(c, scope)) continue;
+    if (!before(c.deletedAt, limit) || !inScope(c, scope)) continue;
     const removed = state.removeConversation(c.id)!;
     counts.conversations++;
     counts.messages += removed.messages;
     counts.turnTraces += removed.turnTraces;
   }
   for (const { message } of [...state.messages.values()]) {
-    if (!before(message.deletedAt, limit) || !inFilter(message, scope)) continue;
+    if (!before(message.deletedAt, limit) || !inScope(message, scope)) continue;
     if (state.traceOf(message.id)) counts.turnTraces++;
     state.removeMessage(message.id);
     counts.messages++;
   }
   for (const trace of [...state.traces.values()]) {
-    if (!before(trace.deletedAt, limit) || !inFilter(trace, scope)) continue;
+    if (!before(trace.deletedAt, limit) || !inScope(trace, scope)) continue;
     state.removeTrace(trace);
     counts.turnTraces++;
   }

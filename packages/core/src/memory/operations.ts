@@ -1,22 +1,11 @@
-import type {
-  ConversationRecord,
-  DeletedCounts,
-  EmbeddingUpdate,
-  Message,
-  TurnTrace,
-} from "@message-store/core";
+import type { ConversationRecord } from "../models/conversation.js";
+import type { Message } from "../models/message.js";
+import type { DeletedCounts, Scope } from "../models/queries.js";
+import type { EmbeddingUpdate } from "../models/session.js";
+import type { TurnTrace } from "../models/turn-trace.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
+import { checkMessages, checkTrace, storedMessage, storedTrace } from "./operation-rules.js";
 import {
-  type CheckMode,
-  checkConversation,
-  checkMessages,
-  checkRestoreMessage,
-  checkTrace,
-  storedMessage,
-  storedTrace,
-} from "./operation-rules.js";
-import {
-  type OwnerFilter,
   purgeDeleted,
   removeUserData,
   restoreConversation,
@@ -27,10 +16,14 @@ import {
 } from "./soft-delete.js";
 
 /**
- * One committed write. The same value is checked and applied for a live call and when a journal
- * line is replayed, and it is what a journal line holds (plus `gen`, see `FilePersistence`).
- * Everything an operation depends on is in it (a soft delete carries its time), so applying a
- * journal to the state it was written against gives the same state again.
+ * One change of the state, as data. A write request is checked against the state and resolved
+ * into operations (see `resolveWrite`); the same operations are what a persistence journals and
+ * replays, and {@link applyOperation} applies them alike in both cases. Everything an operation
+ * depends on is in it (a soft delete carries its time, a session its chosen timestamps), so
+ * applying it to the state it was resolved against always gives the same state.
+ *
+ * The JSON store's journal lines are these values (plus `gen`): the union only ever gains
+ * optional fields, so every line ever written stays readable.
  */
 export type Operation =
   | { op: "putConversation"; conversation: ConversationRecord }
@@ -42,7 +35,7 @@ export type Operation =
   | { op: "softDeleteMessage"; id: string; deletedAt: number }
   | { op: "restoreMessage"; id: string }
   | { op: "deleteMessage"; id: string }
-  | { op: "purgeDeleted"; before: number; scope: OwnerFilter }
+  | { op: "purgeDeleted"; before: number; scope: Scope }
   | { op: "setEmbeddings"; updates: EmbeddingUpdate[] }
   | { op: "putTurnTrace"; trace: TurnTrace }
   | { op: "deleteUserData"; userId: string; tenantId?: string };
@@ -64,57 +57,25 @@ interface Results {
   deleteUserData: DeletedCounts;
 }
 
-export type { CheckMode, OwnerFilter };
-export type ResultOf<O extends Operation> = Results[O["op"]];
+/** What {@link applyOperation} returns for `O`. */
+export type OperationResult<O extends Operation> = Results[O["op"]];
 
 /**
- * Checks the integrity rules against the current state. Throws `IntegrityError`; returns
- * `false` when the operation would change nothing (it is then not journaled).
+ * Checks an operation read back from a journal against the state before it is applied: only
+ * the referential rules the state itself needs (a message's conversation exists, a message does
+ * not change conversation, a trace's message exists in its conversation and has no other trace).
+ * The contract's other rules were checked when the operation was resolved, possibly by an older
+ * version with fewer rules (a conversation's owner could change, a trace could move), so they
+ * are not checked again. Throws `IntegrityError`.
  */
-export function checkOperation(state: MemoryState, op: Operation, mode: CheckMode): boolean {
-  switch (op.op) {
-    case "putConversation":
-      if (mode === "live") checkConversation(state, op.conversation);
-      return true;
-    case "deleteConversation":
-      return state.conversations.has(op.id);
-    case "softDeleteConversation":
-      return state.conversations.get(op.id)?.deletedAt === null;
-    case "restoreConversation": {
-      const c = state.conversations.get(op.id);
-      return c !== undefined && c.deletedAt !== null;
-    }
-    case "deleteUserData":
-      return state.conversationIdsByUser.has(op.userId);
-    case "flagMessage": {
-      const m = state.messages.get(op.id)?.message;
-      return m !== undefined && m.deletedAt === null && m.isFlagged !== op.flagged;
-    }
-    case "softDeleteMessage":
-      return state.messages.get(op.id)?.message.deletedAt === null;
-    case "restoreMessage":
-      return checkRestoreMessage(state, op.id);
-    case "deleteMessage":
-      return state.messages.has(op.id);
-    case "purgeDeleted":
-      return true;
-    case "setEmbeddings":
-      return op.updates.some((u) => {
-        const m = state.messages.get(u.id)?.message;
-        return m !== undefined && m.deletedAt === null && m.originalContent === u.originalContent;
-      });
-    case "putMessages":
-      checkMessages(state, op.messages, op.ensureConversation, mode);
-      return true;
-    case "putTurnTrace":
-      checkTrace(state, op.trace, mode);
-      return true;
-  }
+export function checkOperation(state: MemoryState, op: Operation): void {
+  if (op.op === "putMessages") checkMessages(state, op.messages, op.ensureConversation, "replay");
+  else if (op.op === "putTurnTrace") checkTrace(state, op.trace, "replay");
 }
 
-/** Applies a checked operation. Synchronous and infallible, so it is never seen half done. */
-export function applyOperation<O extends Operation>(state: MemoryState, op: O): ResultOf<O> {
-  return apply(state, op) as ResultOf<O>;
+/** Applies an operation. Synchronous and infallible, so it is never seen half done. */
+export function applyOperation<O extends Operation>(state: MemoryState, op: O): OperationResult<O> {
+  return apply(state, op) as OperationResult<O>;
 }
 
 function apply(state: MemoryState, op: Operation): Results[keyof Results] {

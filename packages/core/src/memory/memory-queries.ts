@@ -1,29 +1,15 @@
-import type {
-  Conversation,
-  ConversationFilter,
-  Message,
-  PendingEmbeddingsFilter,
-  SearchHit,
-  SearchQuery,
-  TurnTrace,
-  TurnTraceFilter,
-  UsageBucket,
-  UsageQuery,
-} from "@message-store/core";
-import {
-  type ConversationKey,
-  compareConversationKeys,
-  compareIds,
-  compareMessageKeys,
-  cosineSimilarity,
-  type MessageKey,
-  matchesTraceFilter,
-  type PageRequest,
-  type SequencedMessage,
-  sliceAfter,
-  summarizeTraces,
-  type TraceKey,
-} from "@message-store/core/adapter";
+import { cosineSimilarity } from "../analytics/cosine.js";
+import { matchesTraceFilter } from "../analytics/trace-filter.js";
+import { summarizeTraces } from "../analytics/usage.js";
+import type { Conversation } from "../models/conversation.js";
+import type { Message } from "../models/message.js";
+import type { Scope, SearchHit, UsageBucket } from "../models/queries.js";
+import type { TurnTrace } from "../models/turn-trace.js";
+import type { ConversationKey, MessageKey, TraceKey } from "../paging/cursor.js";
+import { compareConversationKeys, compareIds, compareMessageKeys } from "../paging/ordering.js";
+import { type PageRequest, sliceAfter } from "../paging/page-request.js";
+import type { RequestOf, SequencedMessage } from "../store/driver.js";
+import { inScope } from "../store/scope.js";
 import { cloneMessage, cloneTrace } from "./clone.js";
 import {
   compareTracesAscending,
@@ -37,19 +23,14 @@ import { lowerBound } from "./sorted-array.js";
 
 /*
  * Reads, served from memory. Every record handed out is a copy, so a caller mutating it cannot
- * change what the store holds. Filters apply while walking from the cursor, so a page is always
- * full when there are enough matching rows.
+ * change what the store holds. The scope and the filters apply while walking from the cursor, so
+ * a page is always full when there are enough matching rows.
  */
 
 const visible = (r: { deletedAt: number | null }, includeDeleted: boolean) =>
   includeDeleted || r.deletedAt === null;
 
-function matchesConversation(c: StoredConversation, filter: ConversationFilter): boolean {
-  return (
-    visible(c, filter.includeDeleted) &&
-    (filter.tenantId === undefined || c.tenantId === filter.tenantId)
-  );
-}
+const unscoped = (scope: Scope) => scope.userId === undefined && scope.tenantId === undefined;
 
 /**
  * Rows of `sorted` after `after` that `keep` accepts, at most `take`: a binary search to the
@@ -76,19 +57,22 @@ function takeAfter<R, K>(
   return out;
 }
 
+/** The ids of the conversations a scope can hold: one user's, one tenant's, or all. */
+export function scopedConversationIds(state: MemoryState, scope: Scope): Iterable<string> {
+  if (scope.userId !== undefined) return state.conversationIdsByUser.get(scope.userId) ?? [];
+  if (scope.tenantId !== undefined) return state.conversationIdsByTenant.get(scope.tenantId);
+  return state.conversations.keys();
+}
+
 /** A user's conversations in `(lastActivityAt desc, id asc)` order, after `page.after`. */
-export function listConversations(
+export function listConversationsByUser(
   state: MemoryState,
-  userId: string,
-  page: PageRequest<ConversationKey>,
-  filter: ConversationFilter,
+  { scope, includeDeleted, page }: RequestOf<"getConversationsByUserId">,
 ): Conversation[] {
-  const ids = state.conversationIdsByUser.get(userId);
-  if (!ids) return [];
   const rows: { c: StoredConversation; key: ConversationKey }[] = [];
-  for (const id of ids) {
+  for (const id of scopedConversationIds(state, scope)) {
     const c = state.conversations.get(id)!;
-    if (matchesConversation(c, filter))
+    if (visible(c, includeDeleted) && inScope(c, scope))
       rows.push({ c, key: { lastActivityAt: lastActivityAt(c), id } });
   }
   rows.sort((a, b) => compareConversationKeys(a.key, b.key));
@@ -97,22 +81,26 @@ export function listConversations(
   );
 }
 
-/** Conversations (of `userId` when not null) by id in code-point order, after `page.after`. */
+/** Conversations in the scope by id in code-point order, after `page.after`. */
 export function listConversationsById(
   state: MemoryState,
-  userId: string | null,
-  page: PageRequest<string>,
-  filter: ConversationFilter,
+  { scope, includeDeleted, page }: RequestOf<"listConversations">,
 ): Conversation[] {
-  let ids: readonly string[] = state.conversationIds;
-  if (userId !== null) ids = [...(state.conversationIdsByUser.get(userId) ?? [])].sort(compareIds);
-  else if (filter.tenantId !== undefined) ids = state.conversationIdsByTenant.get(filter.tenantId);
+  const ids: readonly string[] =
+    scope.userId !== undefined
+      ? [...(state.conversationIdsByUser.get(scope.userId) ?? [])].sort(compareIds)
+      : scope.tenantId !== undefined
+        ? state.conversationIdsByTenant.get(scope.tenantId)
+        : state.conversationIds;
   const rows = takeAfter(
     ids,
     page,
     (id) => id,
     compareIds,
-    (id) => matchesConversation(state.conversations.get(id)!, filter),
+    (id) => {
+      const c = state.conversations.get(id)!;
+      return visible(c, includeDeleted) && inScope(c, scope);
+    },
   );
   return rows.map((id) => conversationView(state.conversations.get(id)!));
 }
@@ -122,27 +110,38 @@ const messageKey = (e: MessageEntry): MessageKey => ({
   sequence: e.sequence,
 });
 
-/** A transcript page in `(timestamp, sequence)` order. */
+/** A transcript page in `(timestamp, sequence)` order: the messages in the scope. */
 export function listMessages(
   state: MemoryState,
-  conversationId: string,
-  page: PageRequest<MessageKey>,
-  includeDeleted: boolean,
+  { conversationId, includeDeleted, page, scope }: RequestOf<"getMessagesByConversationId">,
 ): SequencedMessage[] {
   const entries = state.messagesByConversation.get(conversationId) ?? [];
-  const rows = includeDeleted
-    ? sliceAfter(entries, page, messageKey, compareMessageKeys)
-    : takeAfter(entries, page, messageKey, compareMessageKeys, (e) => e.message.deletedAt === null);
+  const rows =
+    includeDeleted && unscoped(scope)
+      ? sliceAfter(entries, page, messageKey, compareMessageKeys)
+      : takeAfter(
+          entries,
+          page,
+          messageKey,
+          compareMessageKeys,
+          (e) => visible(e.message, includeDeleted) && inScope(e.message, scope),
+        );
   return rows.map((e) => ({ message: cloneMessage(e.message), sequence: e.sequence }));
 }
 
-/** The newest `n` live, non-flagged messages, oldest first: walks back from the end of the transcript. */
-export function immediateContext(state: MemoryState, conversationId: string, n: number): Message[] {
+/**
+ * The newest `n` live, non-flagged messages in the scope, oldest first: walks back from the end
+ * of the transcript.
+ */
+export function immediateContext(
+  state: MemoryState,
+  { conversationId, n, scope }: RequestOf<"getImmediateContext">,
+): Message[] {
   const entries = state.messagesByConversation.get(conversationId) ?? [];
   const out: Message[] = [];
   for (let i = entries.length - 1; i >= 0 && out.length < n; i--) {
     const m = entries[i]!.message;
-    if (!m.isFlagged && m.deletedAt === null) out.push(cloneMessage(m));
+    if (!m.isFlagged && m.deletedAt === null && inScope(m, scope)) out.push(cloneMessage(m));
   }
   return out.reverse();
 }
@@ -175,14 +174,15 @@ const byTraceKey = (t: TurnTrace, k: TraceKey) =>
   t.timestamp - k.timestamp || compareIds(t.id, k.id);
 
 /**
- * Matching traces in `(timestamp desc, id desc)` order after `page.after`: the candidates are
- * kept ascending, so this walks backwards from the first row below `until` and the cursor.
+ * Matching traces in the scope in `(timestamp desc, id desc)` order after `page.after`: the
+ * candidates are kept ascending, so this walks backwards from the first row below `until` and
+ * the cursor.
  */
 export function listTraces(
   state: MemoryState,
-  filter: TurnTraceFilter,
-  page: PageRequest<TraceKey>,
+  { filter: own, page, scope }: RequestOf<"queryTurnTraces">,
 ): TurnTrace[] {
+  const filter = { ...own, ...scope };
   const source = traceCandidates(state, filter);
   let end = source.length;
   if (filter.until !== undefined) end = lowerBound(source, filter.until, byTimestamp);
@@ -197,54 +197,51 @@ export function listTraces(
 }
 
 /** Usage buckets via core's `summarizeTraces`, over the traces inside the time window only. */
-export function summarizeUsage(state: MemoryState, query: UsageQuery): UsageBucket[] {
+export function summarizeUsage(
+  state: MemoryState,
+  { query: own, scope }: RequestOf<"summarizeUsage">,
+): UsageBucket[] {
+  const query = { ...own, ...scope };
   const source = traceCandidates(state, query);
   const from = lowerBound(source, query.since, byTimestamp);
   const to = lowerBound(source, query.until, byTimestamp);
   return summarizeTraces(source.slice(from, Math.max(from, to)), query);
 }
 
-/** The messages a search or a pending scan must look at: of one conversation, user or tenant, or all. */
+/** The messages a search must look at: of one conversation, or of the scope's conversations. */
 function* messageCandidates(
   state: MemoryState,
-  filter: { conversationId?: string; userId?: string; tenantId?: string },
+  conversationId: string | undefined,
+  scope: Scope,
 ): Iterable<Message> {
-  if (filter.conversationId !== undefined) {
-    for (const e of state.messagesByConversation.get(filter.conversationId) ?? []) yield e.message;
+  if (conversationId !== undefined) {
+    for (const e of state.messagesByConversation.get(conversationId) ?? []) yield e.message;
     return;
   }
-  const ids =
-    filter.userId !== undefined
-      ? state.conversationIdsByUser.get(filter.userId)
-      : filter.tenantId !== undefined
-        ? state.conversationIdsByTenant.get(filter.tenantId)
-        : undefined;
-  if (ids === undefined && (filter.userId !== undefined || filter.tenantId !== undefined)) return;
-  if (ids === undefined) {
+  if (unscoped(scope)) {
     for (const e of state.messages.values()) yield e.message;
     return;
   }
-  for (const id of ids) {
+  for (const id of scopedConversationIds(state, scope)) {
     for (const e of state.messagesByConversation.get(id) ?? []) yield e.message;
   }
 }
 
-const round = (score: number) => Math.round(score * 1e9) / 1e9;
-
 /**
- * Brute-force cosine similarity over the candidate messages, filtered before ranking. Ranked on
- * the rounded score, as core ranks the final list, so the cut at `limit` agrees with it on
- * near-ties.
+ * Brute-force cosine similarity over the candidate messages, filtered (scope included) before
+ * ranking. Ranked on the rounded score, as core ranks the final list, so the cut at `limit`
+ * agrees with it on near-ties.
  */
-export function searchMessages(state: MemoryState, query: SearchQuery): SearchHit[] {
+export function searchMessages(
+  state: MemoryState,
+  { query, scope }: RequestOf<"searchMessages">,
+): SearchHit[] {
   const hits: { message: Message; score: number }[] = [];
-  for (const message of messageCandidates(state, query)) {
+  for (const message of messageCandidates(state, query.conversationId, scope)) {
     if (message.isFlagged || message.embedding === null) continue;
-    if (!visible(message, query.includeDeleted)) continue;
-    if (query.userId !== undefined && message.userId !== query.userId) continue;
-    if (query.tenantId !== undefined && message.tenantId !== query.tenantId) continue;
+    if (!visible(message, query.includeDeleted) || !inScope(message, scope)) continue;
     const score = cosineSimilarity(message.embedding, query.embedding);
-    if (score !== null) hits.push({ message, score: round(score) });
+    if (score !== null) hits.push({ message, score: Math.round(score * 1e9) / 1e9 });
   }
   hits.sort((a, b) => b.score - a.score || compareIds(a.message.id, b.message.id));
   return hits
@@ -252,21 +249,16 @@ export function searchMessages(state: MemoryState, query: SearchQuery): SearchHi
     .map((h) => ({ message: cloneMessage(h.message), score: h.score }));
 }
 
-/** Pending messages by id after `page.after`, from the pending index. */
+/** Pending messages in the scope by id after `page.after`, from the pending index. */
 export function pendingEmbeddings(
   state: MemoryState,
-  filter: PendingEmbeddingsFilter,
-  page: PageRequest<string>,
+  { filter, page, scope }: RequestOf<"listPendingEmbeddings">,
 ): Message[] {
   const roles = new Set<string>(filter.roles);
   const out: Message[] = [];
   state.pendingIndex().scan(page.after, page.take, (id) => {
     const m = state.messages.get(id)!.message;
-    const ok =
-      roles.has(m.role) &&
-      (filter.includeFlagged || !m.isFlagged) &&
-      (filter.userId === undefined || m.userId === filter.userId) &&
-      (filter.tenantId === undefined || m.tenantId === filter.tenantId);
+    const ok = roles.has(m.role) && (filter.includeFlagged || !m.isFlagged) && inScope(m, scope);
     if (ok) out.push(cloneMessage(m));
     return ok;
   });

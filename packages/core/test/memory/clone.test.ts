@@ -1,20 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { ConversationInputSchema, MessageSchema, TurnTraceSchema } from "@message-store/core";
+import { describe, expect, it } from "vitest";
 import {
   CONVERSATION_FIELDS,
   MESSAGE_FIELDS,
   type ModelFields,
   TURN_TRACE_FIELDS,
-} from "@message-store/core/adapter";
-import { describe, expect, it } from "vitest";
+} from "../../src/adapter.js";
+import { ConversationInputSchema } from "../../src/index.js";
 import {
   cloneConversation,
   cloneJson,
   cloneMessage,
   cloneTrace,
   modelCopier,
-} from "../src/clone.js";
-import { message, trace } from "./helpers.js";
+} from "../../src/memory.js";
+import { message, trace } from "../support/builders.js";
+import { assertFreshBuild, DIST_ENTRY } from "../support/run-node.js";
 
 /** Every object and array reachable from `value`. */
 function containers(value: unknown, out: object[] = []): object[] {
@@ -24,44 +25,45 @@ function containers(value: unknown, out: object[] = []): object[] {
   return out;
 }
 
-const full = MessageSchema.parse(
-  message("m1", "c1", 5, {
-    entities: [{ name: "Paris", attributes: ["city"] }],
-    toolCalls: [{ toolCallId: "t", toolName: "n", arguments: { a: [1, { b: 2 }] }, result: [3] }],
-    invokedFlows: ["f"],
-    metadata: { "a.b": { $x: 1 }, k: [null] },
-    embedding: [0.5, -1],
-  }),
-);
-const fullTrace = TurnTraceSchema.parse(
-  trace("t1", "m1", "c1", 5, {
-    llmCalls: [
-      { purpose: "agent_loop", model: "m", promptTokens: 1, completionTokens: 2, latencyMs: 3 },
-    ],
-    toolTraces: [
-      {
-        toolName: "x",
-        generationAttempts: [
-          {
-            attempt: 1,
-            script: "s",
-            llmCall: {
-              purpose: "other",
-              model: "m",
-              promptTokens: 0,
-              completionTokens: 0,
-              latencyMs: 0,
-            },
+const full = message({
+  id: "m1",
+  timestamp: 5,
+  entities: [{ name: "Paris", attributes: ["city"] }],
+  toolCalls: [{ toolCallId: "t", toolName: "n", arguments: { a: [1, { b: 2 }] }, result: [3] }],
+  invokedFlows: ["f"],
+  metadata: { "a.b": { $x: 1 }, k: [null] },
+  embedding: [0.5, -1],
+});
+const fullTrace = trace({
+  id: "t1",
+  messageId: "m1",
+  timestamp: 5,
+  llmCalls: [
+    { purpose: "agent_loop", model: "m", promptTokens: 1, completionTokens: 2, latencyMs: 3 },
+  ],
+  toolTraces: [
+    {
+      toolName: "x",
+      generationAttempts: [
+        {
+          attempt: 1,
+          script: "s",
+          llmCall: {
+            purpose: "other",
+            model: "m",
+            promptTokens: 0,
+            completionTokens: 0,
+            latencyMs: 0,
           },
-        ],
-        finalData: { d: [1] },
-      },
-    ],
-    slotEvents: [{ s: 1 }],
-    errors: [{ e: { f: 1 } }],
-    metadata: { m: {} },
-  }),
-);
+        },
+      ],
+      finalData: { d: [1] },
+    },
+  ],
+  slotEvents: [{ s: 1 }],
+  errors: [{ e: { f: 1 } }],
+  metadata: { m: {} },
+});
 
 const fullConversation = {
   id: "c1",
@@ -126,10 +128,11 @@ it.each([
 
 it("copies by field table where code generation is disallowed", () => {
   // The built package, as an application loads it, under Node's flag that forbids new Function.
+  assertFreshBuild();
   const script = `
-    const { MessageStore } = await import("@message-store/core");
-    await import("./dist/index.js");
-    const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });
+    const { MessageStore } = await import(${JSON.stringify(DIST_ENTRY)});
+    await import("@message-store/core/memory");
+    const store = await MessageStore.initialize({ storage: "memory" });
     await store.storeConversation({ id: "c", userId: "u" });
     await store.storeMessage({ id: "m", conversationId: "c", userId: "u", role: "user",
       originalContent: "hi", timestamp: 1, entities: [{ name: "e" }], metadata: { k: [1] } });
@@ -140,7 +143,7 @@ it("copies by field table where code generation is disallowed", () => {
   const result = spawnSync(
     process.execPath,
     ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script],
-    { cwd: new URL("..", import.meta.url).pathname, encoding: "utf8" },
+    { cwd: new URL("../..", import.meta.url).pathname, encoding: "utf8" },
   );
   expect(result.stderr).toBe("");
   const stored = JSON.parse(result.stdout);

@@ -1,5 +1,7 @@
-import type { Conversation, ConversationRecord, Message, TurnTrace } from "@message-store/core";
-import { compareIds } from "@message-store/core/adapter";
+import type { Conversation, ConversationRecord } from "../models/conversation.js";
+import type { Message } from "../models/message.js";
+import type { TurnTrace } from "../models/turn-trace.js";
+import { compareIds } from "../paging/ordering.js";
 import { cloneConversation } from "./clone.js";
 import { PendingIndex } from "./pending-index.js";
 import { insertSorted, removeAllSorted, removeSorted } from "./sorted-array.js";

@@ -1,9 +1,8 @@
-import {
-  type ConversationRecord,
-  IntegrityError,
-  type Message,
-  type TurnTrace,
-} from "@message-store/core";
+import { IntegrityError } from "../errors.js";
+import type { ConversationRecord } from "../models/conversation.js";
+import type { Message } from "../models/message.js";
+import type { TurnTrace } from "../models/turn-trace.js";
+import { ownerRefusal } from "../store/owner-refusal.js";
 import type { MemoryState } from "./memory-state.js";
 
 /**
@@ -15,8 +14,10 @@ import type { MemoryState } from "./memory-state.js";
 export type CheckMode = "live" | "replay";
 
 /*
- * The contract's integrity rules for writes, checked against the state inside the write (the
- * group commit runs check and apply back to back), and how a record is stored once accepted.
+ * The contract's integrity rules for writes, checked against the state inside the write (check
+ * and apply run back to back), and how a record is stored once accepted. A record named by a
+ * write that is missing or stored under another owner is refused with `ownerRefusal`, so that a
+ * view cannot tell the two apart; every other rule is a plain `IntegrityError`.
  */
 
 const integrity = (message: string) => new IntegrityError(message);
@@ -27,8 +28,10 @@ export function checkConversation(state: MemoryState, c: ConversationRecord): vo
   const old = state.conversations.get(c.id);
   if (!old) return;
   if (old.userId !== c.userId || old.tenantId !== c.tenantId) {
-    throw integrity(
+    throw ownerRefusal(
       `conversation ${q(c.id)} exists with another userId or tenantId; a conversation's owner never changes`,
+      "conversation",
+      c.id,
     );
   }
   if (old.deletedAt !== c.deletedAt) {
@@ -49,25 +52,32 @@ export function checkMessages(
     const c =
       state.conversations.get(m.conversationId) ??
       (ensure?.id === m.conversationId ? ensure : undefined);
-    if (!c)
-      throw integrity(`message ${q(m.id)}: conversation ${q(m.conversationId)} does not exist`);
+    if (!c) {
+      throw ownerRefusal(
+        `message ${q(m.id)}: conversation ${q(m.conversationId)} does not exist`,
+        "conversation",
+        m.conversationId,
+      );
+    }
     const existing = state.messages.get(m.id)?.message;
+    if (mode === "live") {
+      if (m.userId !== c.userId || (m.tenantId !== null && m.tenantId !== c.tenantId)) {
+        throw ownerRefusal(
+          `message ${q(m.id)}: its userId and tenantId must be those of conversation ${q(m.conversationId)}`,
+          "conversation",
+          m.conversationId,
+        );
+      }
+      if (existing && (existing.userId !== c.userId || existing.tenantId !== c.tenantId)) {
+        throw ownerRefusal(`message ${q(m.id)} exists under another owner`, "message", m.id);
+      }
+    }
     if (existing && existing.conversationId !== m.conversationId) {
       throw integrity(
         `message ${q(m.id)} belongs to conversation ${q(existing.conversationId)} and cannot move to ${q(m.conversationId)}`,
       );
     }
     if (mode === "replay") continue;
-    if (m.userId !== c.userId) {
-      throw integrity(
-        `message ${q(m.id)}: its userId must be the userId of conversation ${q(m.conversationId)}`,
-      );
-    }
-    if (m.tenantId !== null && m.tenantId !== c.tenantId) {
-      throw integrity(
-        `message ${q(m.id)}: its tenantId must be the tenantId of conversation ${q(m.conversationId)}`,
-      );
-    }
     if (
       existing ? existing.deletedAt !== m.deletedAt : c.deletedAt !== null && m.deletedAt === null
     ) {
@@ -80,30 +90,37 @@ export function checkMessages(
   }
 }
 
-/** A trace upsert: its message, one trace per message, no moving, owners as the conversation's. */
-export function checkTrace(state: MemoryState, t: TurnTrace, mode: CheckMode): void {
+/**
+ * A trace upsert: its conversation and message exist and are its owner's, one trace per message,
+ * no moving. Ownership is checked first, in the driver contract's order (the conversation's
+ * owner, the message's, the message's conversation, the trace id's owner), so a view learns
+ * nothing of another owner's records. `claimed` holds the messages that traces earlier in the
+ * same batch take (message id → trace id), so a batch is checked as consecutive writes would be,
+ * before any is applied.
+ */
+export function checkTrace(
+  state: MemoryState,
+  t: TurnTrace,
+  mode: CheckMode,
+  claimed?: ReadonlyMap<string, string>,
+): void {
   const message = state.messages.get(t.messageId)?.message;
+  if (mode === "live") checkTraceOwners(state, t, message);
   if (!message) throw integrity(`turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`);
   if (message.conversationId !== t.conversationId) {
     throw integrity(
       `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(message.conversationId)}, not ${q(t.conversationId)}`,
     );
   }
-  const other = state.traceIdByMessage.get(t.messageId);
+  const old = mode === "live" ? state.traces.get(t.id) : undefined;
+  if (old && (old.userId !== message.userId || old.tenantId !== message.tenantId)) {
+    throw ownerRefusal(`turn trace ${q(t.id)} exists under another owner`, "turn trace", t.id);
+  }
+  const other = claimed?.get(t.messageId) ?? state.traceIdByMessage.get(t.messageId);
   if (other !== undefined && other !== t.id) {
     throw integrity(`message ${q(t.messageId)} already has turn trace ${q(other)}`);
   }
   if (mode === "replay") return;
-  const c = state.conversations.get(t.conversationId)!;
-  if (
-    (t.userId !== null && t.userId !== c.userId) ||
-    (t.tenantId !== null && t.tenantId !== c.tenantId)
-  ) {
-    throw integrity(
-      `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`,
-    );
-  }
-  const old = state.traces.get(t.id);
   if (old && old.messageId !== t.messageId) {
     throw integrity(`turn trace ${q(t.id)} belongs to another message; a trace cannot move`);
   }
@@ -112,6 +129,31 @@ export function checkTrace(state: MemoryState, t: TurnTrace, mode: CheckMode): v
       old
         ? `turn trace ${q(t.id)}: deletedAt changes only with its message`
         : `turn trace ${q(t.id)}: message ${q(t.messageId)} is soft-deleted; restore it first`,
+    );
+  }
+}
+
+/** The conversation a trace names exists and is its owner's, and so is its message. */
+function checkTraceOwners(state: MemoryState, t: TurnTrace, message: Message | undefined): void {
+  const c = state.conversations.get(t.conversationId);
+  if (
+    !c ||
+    (t.userId !== null && t.userId !== c.userId) ||
+    (t.tenantId !== null && t.tenantId !== c.tenantId)
+  ) {
+    throw ownerRefusal(
+      c
+        ? `turn trace ${q(t.id)}: its userId and tenantId must be those of conversation ${q(t.conversationId)}`
+        : `turn trace ${q(t.id)}: conversation ${q(t.conversationId)} does not exist`,
+      "conversation",
+      t.conversationId,
+    );
+  }
+  if (!message || message.userId !== c.userId || message.tenantId !== c.tenantId) {
+    throw ownerRefusal(
+      `turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`,
+      "message",
+      t.messageId,
     );
   }
 }

@@ -1,12 +1,12 @@
-import type { TextSearchFilter, TextSearchHit } from "@message-store/core";
-import {
-  type ConversationKey,
-  compareConversationKeys,
-  containsFolded,
-  foldAscii,
-  type PageRequest,
-} from "@message-store/core/adapter";
+import type { Scope } from "../models/queries.js";
+import type { TextSearchHit } from "../models/text-search.js";
+import type { ConversationKey } from "../paging/cursor.js";
+import { compareConversationKeys } from "../paging/ordering.js";
+import { containsFolded, foldAscii } from "../search/text-match.js";
+import type { RequestOf } from "../store/driver.js";
+import { inScope } from "../store/scope.js";
 import { cloneMessage } from "./clone.js";
+import { scopedConversationIds } from "./memory-queries.js";
 import {
   conversationView,
   lastActivityAt,
@@ -15,44 +15,37 @@ import {
   type StoredConversation,
 } from "./memory-state.js";
 
-/** The conversation ids a filter can match: one user's, one tenant's, or all. */
-function candidateIds(state: MemoryState, filter: TextSearchFilter): Iterable<string> {
-  if (filter.userId !== undefined) return state.conversationIdsByUser.get(filter.userId) ?? [];
-  if (filter.tenantId !== undefined) return state.conversationIdsByTenant.get(filter.tenantId);
-  return state.conversations.keys();
-}
-
 /** The newest message of a transcript (walked backwards) whose text contains the needle. */
 function newestMatch(
   transcript: readonly MessageEntry[] | undefined,
   needle: string,
   includeDeleted: boolean,
+  scope: Scope,
 ): MessageEntry | undefined {
   if (!transcript) return undefined;
   for (let i = transcript.length - 1; i >= 0; i--) {
     const entry = transcript[i]!;
     if (!includeDeleted && entry.message.deletedAt !== null) continue;
+    if (!inScope(entry.message, scope)) continue;
     if (containsFolded(entry.message.originalContent, needle)) return entry;
   }
   return undefined;
 }
 
 /**
- * `searchConversations` from memory: the conversations in the filter's scope in
+ * `searchConversations` from memory: the conversations in the scope in
  * `(lastActivityAt desc, id asc)` order after the cursor, each tested on its title and then its
  * transcript from the newest message back, until `page.take` hits are found.
  */
 export function searchConversations(
   state: MemoryState,
-  filter: TextSearchFilter,
-  page: PageRequest<ConversationKey>,
+  { filter, page, scope }: RequestOf<"searchConversations">,
 ): TextSearchHit[] {
   const rows: { c: StoredConversation; key: ConversationKey }[] = [];
-  for (const id of candidateIds(state, filter)) {
+  for (const id of scopedConversationIds(state, scope)) {
     const c = state.conversations.get(id)!;
     if (!filter.includeDeleted && c.deletedAt !== null) continue;
-    if (filter.userId !== undefined && c.userId !== filter.userId) continue;
-    if (filter.tenantId !== undefined && c.tenantId !== filter.tenantId) continue;
+    if (!inScope(c, scope)) continue;
     const key = { lastActivityAt: lastActivityAt(c), id };
     if (page.after === null || compareConversationKeys(key, page.after) > 0) rows.push({ c, key });
   }
@@ -66,6 +59,7 @@ export function searchConversations(
       state.messagesByConversation.get(c.id),
       needle,
       filter.includeDeleted,
+      scope,
     );
     if (titleMatch || match) {
       hits.push({

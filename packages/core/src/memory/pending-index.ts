@@ -1,5 +1,5 @@
-import type { Message } from "@message-store/core";
-import { compareIds } from "@message-store/core/adapter";
+import type { Message } from "../models/message.js";
+import { compareIds } from "../paging/ordering.js";
 import { insertSorted, lowerBound } from "./sorted-array.js";
 
 /** Pending embedding: live, without an embedding (role and flag are the query's filters). */

@@ -1,12 +1,8 @@
-import type { ConversationRecord, Message, TurnTrace } from "@message-store/core";
-import {
-  CONVERSATION_FIELDS,
-  type FieldKind,
-  kindsOf,
-  MESSAGE_FIELDS,
-  type ModelFields,
-  TURN_TRACE_FIELDS,
-} from "@message-store/core/adapter";
+import { CONVERSATION_FIELDS, type ConversationRecord } from "../models/conversation.js";
+import { type FieldKind, kindsOf } from "../models/field-kind.js";
+import { MESSAGE_FIELDS, type Message } from "../models/message.js";
+import type { ModelFields } from "../models/model-field.js";
+import { TURN_TRACE_FIELDS, type TurnTrace } from "../models/turn-trace.js";
 
 /*
  * Records handed out or taken in are copied, so that a caller mutating them cannot change what
