@@ -84,7 +84,10 @@ const RULES: Record<string, Rule> = {
       `turn trace ${q("trace")}: its userId and tenantId must be those of its conversation ${q("conversation")}`,
     owner: ["conversation", "conversation"],
   },
-  trace_message_missing: { text: (q) => `${TRACE_NOT_STORED(q)} does not exist` },
+  trace_message_missing: {
+    text: (q) => `${TRACE_NOT_STORED(q)} does not exist`,
+    owner: ["message", "message"],
+  },
   trace_message_elsewhere: {
     text: (q) => `${TRACE_NOT_STORED(q)} belongs to another conversation than ${q("conversation")}`,
   },

@@ -149,7 +149,7 @@ describe.each(layouts)("%s layout", (name, schema) => {
     );
   });
 
-  it("a trace in another owner's or a missing conversation, or on another owner's message", async () => {
+  it("a trace in another owner's or a missing conversation, on another owner's or a missing message", async () => {
     const t = (id: string, messageId: string, conversationId: string) =>
       trace(id, messageId, conversationId, { userId: "alice" });
     for (const write of ["storeTurnTrace", "storeTurnTraces"] as const) {
@@ -166,10 +166,7 @@ describe.each(layouts)("%s layout", (name, schema) => {
         (v) => put(v, t("new", "am2", "a1")),
         /message "am2" belongs to another conversation than "a1"/,
       );
-      await refusedAsIntegrity(
-        (v) => put(v, t("new", "missing", "a1")),
-        /message "missing" does not exist/,
-      );
+      await refusedAsMissing((v) => put(v, t("new", "missing", "a1")), "message", "missing");
     }
   });
 });

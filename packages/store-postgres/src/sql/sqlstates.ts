@@ -1,5 +1,5 @@
 /**
- * The SQLSTATEs this package's SQL functions raise (errors.ts maps them to `IntegrityError`), and
+ * The SQLSTATEs this package's SQL functions raise (refusals.ts maps them to `IntegrityError`), and
  * the PL/pgSQL that raises the rule error.
  */
 
@@ -9,7 +9,7 @@ export const SQLSTATE_MISSING_CONVERSATION = "MS001";
 export const SQLSTATE_MOVED_MESSAGE = "MS002";
 /**
  * SQLSTATE raised when a write breaks an ownership or soft-delete rule; its DETAIL is a JSON
- * object naming the rule (see `RULE_TEXT` in errors.ts) and the records.
+ * object naming the rule (see `refusals.ts`) and the records.
  */
 export const SQLSTATE_RULE = "MS003";
 

@@ -30,8 +30,9 @@ function ownerConflict(r: TraceRuleInputs): string {
 /**
  * Why a trace whose message is not in its conversation is refused (`'trace_conversation'`,
  * `'trace_owner'`, `'trace_message_missing'`, `'trace_message_owner'`,
- * `'trace_message_elsewhere'`; see `RULE_TEXT` in errors.ts), the owner rules first: its
- * conversation is missing or another owner's, or its message is stored under another owner.
+ * `'trace_message_elsewhere'`; see `refusals.ts`), in the contract's order, owners first: its
+ * conversation is missing or another owner's, its message is missing or another owner's, and
+ * only then is the message in another conversation of the same owner.
  * `found` is the message as stored (NULLs when missing): alias of `conversation_id`, `user_id`,
  * `tenant_id`.
  */
@@ -49,7 +50,8 @@ export function traceRefusal(r: TraceRuleInputs, found: string): string {
 /**
  * The rule a trace whose message is in its conversation breaks (`'trace_owner'`,
  * `'trace_foreign'`, `'trace_moved'`, `'trace_deleted_at'`, `'message_deleted'`), or NULL: one
- * CASE for the single-trace and the batch function, the owner rules first. `stored` is the trace
+ * CASE for the single-trace and the batch function, the owner rules first (the trace id's owner
+ * after the conversation's). `stored` is the trace
  * as stored under the same id (NULLs when new): alias of `message_id`, `deleted_at`, `user_id`,
  * `tenant_id`; `messageDeletedAt` the message's `deleted_at`.
  */
