@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import type { Conversation } from "@message-store/core";
+import { type Conversation, DEFAULT_KEEP_CHARS, DEFAULT_MAX_CHARS } from "@message-store/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_FORMAT, EXPORT_VERSION } from "../../src/ndjson.js";
 import type {
@@ -83,39 +83,53 @@ describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
   });
 
   it("prints a 127.0.0.1 URL with a random token and says whether writes are allowed", () => {
-    expect(readOnly.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+    expect(readOnly.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{32}$/);
     expect(readOnly.token).not.toBe(writable.token);
     expect(readOnly.output()).toContain("(read-only)");
     expect(writable.output()).toContain("(writes allowed)");
   });
 
-  it("refuses every request without the token: API, page and assets", async () => {
-    for (const path of ["/api/info", "/api/conversations", "/", "/usage", "/assets/x.js"]) {
+  it("refuses every API request without the token, or with another studio's", async () => {
+    for (const path of ["/api/info", "/api/conversations", "/api/usage", "/api/nope"]) {
       expect((await call(readOnly, path, { auth: false })).status, path).toBe(401);
     }
     const wrong = await fetch(`${readOnly.origin}/api/info`, {
       headers: { Authorization: `Bearer ${writable.token}` },
     });
     expect(wrong.status).toBe(401);
-    expect((await fetch(`${readOnly.origin}/api/info?token=nope`)).status).toBe(401);
     const body = (await (await call(readOnly, "/api/info", { auth: false })).json()) as ApiError;
     expect(body.error.code).toBe("UNAUTHORIZED");
   });
 
-  it("the printed URL sets an HttpOnly cookie and drops the token from the address", async () => {
-    const first = await fetch(readOnly.url, { redirect: "manual" });
-    expect(first.status).toBe(303);
-    expect(first.headers.get("location")).toBe("/");
-    const cookie = first.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/SameSite=Strict/i);
-    const pair = cookie.split(";")[0]!;
-    const page = await fetch(`${readOnly.origin}/conversations`, { headers: { Cookie: pair } });
+  it("takes the token only as a header: a cookie or query token (what any port sees) is refused", async () => {
+    const port = new URL(readOnly.origin).port;
+    // The page load sets no cookie: a cookie would go to every other server on 127.0.0.1.
+    const page = await fetch(`${readOnly.origin}/`, { redirect: "manual" });
     expect(page.status).toBe(200);
+    expect(page.headers.get("set-cookie")).toBeNull();
     expect(await page.text()).toContain('<div id="root">');
-    const api = await fetch(`${readOnly.origin}/api/info`, { headers: { Cookie: pair } });
-    expect(api.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    // A value captured by a server on another local port, replayed: the earlier cookie, any name.
+    for (const cookie of [
+      `message_store_studio_${port}=${readOnly.token}`,
+      `message_store_studio=${readOnly.token}`,
+      `token=${readOnly.token}`,
+    ]) {
+      const replayed = await fetch(`${readOnly.origin}/api/conversations`, {
+        headers: { Cookie: cookie },
+      });
+      expect(replayed.status, cookie).toBe(401);
+    }
+    const query = await fetch(`${readOnly.origin}/api/conversations?token=${readOnly.token}`);
+    expect(query.status).toBe(401);
+  });
+
+  it("serves the page and its assets without the token: they hold no data", async () => {
+    for (const path of ["/", "/usage", "/conversations/x"]) {
+      const response = await call(readOnly, path, { auth: false });
+      expect(response.status, path).toBe(200);
+      expect(await response.text()).not.toContain(PASSWORD);
+    }
   });
 
   it("answers only to loopback host names (DNS rebinding)", async () => {
@@ -233,6 +247,25 @@ describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
     );
   });
 
+  it("context window: compressed by default as the library's compress: true; compress=false is whole", async () => {
+    const info = await json<StudioInfo>(readOnly, "/api/info");
+    expect(info.compressDefaults).toEqual({
+      maxChars: DEFAULT_MAX_CHARS,
+      keepChars: DEFAULT_KEEP_CHARS,
+    });
+    const path = `/api/conversations/${REFUND.conversationId}/context`;
+    const byDefault = await json<ContextWindow>(readOnly, path);
+    expect(byDefault.compress).toEqual(info.compressDefaults);
+    const full = seed.messages.find((m) => m.id === REFUND.longAnswerId)!.originalContent;
+    const compressed = byDefault.context.find((m) => m.id === REFUND.longAnswerId)!.originalContent;
+    expect(full.length).toBeGreaterThan(DEFAULT_MAX_CHARS);
+    expect(compressed.startsWith(full.slice(0, DEFAULT_KEEP_CHARS))).toBe(true);
+    expect(compressed.startsWith(full.slice(0, DEFAULT_KEEP_CHARS + 1))).toBe(false);
+    const whole = await json<ContextWindow>(readOnly, `${path}?compress=false`);
+    expect(whole.compress).toBeNull();
+    expect(whole.context).toEqual(whole.full);
+  });
+
   it("turn: the whole trace with its totals; 404 for a message without one", async () => {
     const view = await json<TurnView>(readOnly, `/api/turns/${REFUND.toolTurnMessageId}`);
     const seeded = seed.traces.find((t) => t.messageId === REFUND.toolTurnMessageId)!;
@@ -329,14 +362,12 @@ describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
   });
 
   it("writes allowed: a cross-site form POST is refused (CSRF), and only JSON is accepted", async () => {
-    const cookie = (await fetch(writable.url, { redirect: "manual" })).headers
-      .get("set-cookie")!
-      .split(";")[0]!;
+    const auth = `Bearer ${writable.token}`;
     const path = `${writable.origin}/api/actions/messages/${REFUND.toFlagId}/flag`;
     const forged = await fetch(path, {
       method: "POST",
       headers: {
-        Cookie: cookie,
+        Authorization: auth,
         Origin: "http://evil.example",
         "Sec-Fetch-Site": "cross-site",
         "Content-Type": "text/plain",
@@ -346,7 +377,7 @@ describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
     expect(forged.status).toBe(403);
     const notJson = await fetch(path, {
       method: "POST",
-      headers: { Cookie: cookie, "Content-Type": "application/xml" },
+      headers: { Authorization: auth, "Content-Type": "application/xml" },
       body: JSON.stringify({ flagged: true }),
     });
     expect(notJson.status).toBe(415);

@@ -3,13 +3,14 @@ import { useMemo, useState } from "react";
 import { useParams } from "react-router";
 import type { TranscriptPage as Page, TraceSummary } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
-import { ConversationHeader } from "../components/ConversationHeader.js";
+import { ConversationHeader, useConversation } from "../components/ConversationHeader.js";
 import { MessageCard, pairTools } from "../components/MessageCard.js";
 import { ErrorNote, Loading, LoadMore } from "../components/Status.js";
 
 /** The transcript: every message in order, flagged ones marked, turns linked to their waterfall. */
 export function TranscriptPage() {
   const id = useParams().id!;
+  const conversation = useConversation(id);
   const [showEnrichment, setShowEnrichment] = useState(false);
   const transcript = useInfiniteQuery({
     queryKey: ["transcript", id],
@@ -28,6 +29,8 @@ export function TranscriptPage() {
   }, [transcript.data]);
   const pairs = useMemo(() => pairTools(messages), [messages]);
 
+  // An unknown conversation: the header says so, and nothing else is shown.
+  if (conversation.isError) return <ConversationHeader id={id} />;
   return (
     <section>
       <ConversationHeader id={id} />
