@@ -63,67 +63,70 @@ export function ContextPage() {
       return p;
     });
   const data = context.data;
-  // An unknown conversation: the header says so, and nothing else is shown.
-  if (conversation.isError) return <ConversationHeader id={id} />;
   return (
     <section>
       <ConversationHeader id={id} />
-      <div className="filters">
-        <label>
-          last{" "}
-          <input
-            type="number"
-            min={0}
-            max={1000}
-            value={n}
-            aria-label="messages in the window"
-            onChange={(e) => set("n", e.target.value)}
-          />{" "}
-          messages
-        </label>
-        <label>
-          <input
-            type="checkbox"
-            checked={compress}
-            onChange={(e) => set("compress", e.target.checked ? "on" : "off")}
-          />{" "}
-          compress assistant messages longer than
-          <input
-            type="number"
-            min={1}
-            value={Number.isNaN(maxChars) ? "" : maxChars}
-            disabled={!compress}
-            aria-label="max chars"
-            onChange={(e) => set("maxChars", e.target.value)}
-          />
-          chars, keeping
-          <input
-            type="number"
-            min={0}
-            value={Number.isNaN(keepChars) ? "" : keepChars}
-            disabled={!compress}
-            aria-label="keep chars"
-            onChange={(e) => set("keepChars", e.target.value)}
-          />
-          from each end
-        </label>
-      </div>
-      <p className="muted">
-        Flagged messages are left out of the window, as the model would see it.
-      </p>
-      {context.error ? <ErrorNote error={context.error} /> : null}
-      {context.isPending ? <Loading what="the context window" /> : null}
-      {data && (
-        <div className="side-by-side">
-          <h2>Context window ({formatCountOf(data.context.length, "message")})</h2>
-          <h2>Full text</h2>
-          {data.context.map((m, i) => (
-            <div key={m.id} className="pair">
-              <Cell m={m} other={data.full[i]} />
-              {data.full[i] && <Cell m={data.full[i]} />}
+      {/* An unknown conversation: the header says so, and nothing else is shown. */}
+      {conversation.isError ? null : (
+        <>
+          <div className="filters">
+            <label>
+              last{" "}
+              <input
+                type="number"
+                min={0}
+                max={1000}
+                value={n}
+                aria-label="messages in the window"
+                onChange={(e) => set("n", e.target.value)}
+              />{" "}
+              messages
+            </label>
+            <label>
+              <input
+                type="checkbox"
+                checked={compress}
+                onChange={(e) => set("compress", e.target.checked ? "on" : "off")}
+              />{" "}
+              compress assistant messages longer than
+              <input
+                type="number"
+                min={1}
+                value={Number.isNaN(maxChars) ? "" : maxChars}
+                disabled={!compress}
+                aria-label="max chars"
+                onChange={(e) => set("maxChars", e.target.value)}
+              />
+              chars, keeping
+              <input
+                type="number"
+                min={0}
+                value={Number.isNaN(keepChars) ? "" : keepChars}
+                disabled={!compress}
+                aria-label="keep chars"
+                onChange={(e) => set("keepChars", e.target.value)}
+              />
+              from each end
+            </label>
+          </div>
+          <p className="muted">
+            Flagged messages are left out of the window, as the model would see it.
+          </p>
+          {context.error ? <ErrorNote error={context.error} /> : null}
+          {context.isPending ? <Loading what="the context window" /> : null}
+          {data && (
+            <div className="side-by-side">
+              <h2>Context window ({formatCountOf(data.context.length, "message")})</h2>
+              <h2>Full text</h2>
+              {data.context.map((m, i) => (
+                <div key={m.id} className="pair">
+                  <Cell m={m} other={data.full[i]} />
+                  {data.full[i] && <Cell m={data.full[i]} />}
+                </div>
+              ))}
             </div>
-          ))}
-        </div>
+          )}
+        </>
       )}
     </section>
   );

@@ -29,39 +29,42 @@ export function TranscriptPage() {
   }, [transcript.data]);
   const pairs = useMemo(() => pairTools(messages), [messages]);
 
-  // An unknown conversation: the header says so, and nothing else is shown.
-  if (conversation.isError) return <ConversationHeader id={id} />;
   return (
     <section>
       <ConversationHeader id={id} />
-      <label className="toggle">
-        <input
-          type="checkbox"
-          checked={showEnrichment}
-          onChange={(e) => setShowEnrichment(e.target.checked)}
-        />{" "}
-        Show enrichment (intent, sentiment, entities)
-      </label>
-      {transcript.error ? <ErrorNote error={transcript.error} /> : null}
-      {transcript.isPending ? <Loading what="messages" /> : null}
-      {transcript.data && messages.length === 0 ? <p className="empty">No messages.</p> : null}
-      <div className="transcript">
-        {messages.map((m) => (
-          <MessageCard
-            key={m.id}
-            m={m}
-            pairs={pairs}
-            trace={traces.get(m.id)}
-            showEnrichment={showEnrichment}
-          />
-        ))}
-      </div>
-      {transcript.data && (
-        <LoadMore
-          hasMore={transcript.hasNextPage}
-          loading={transcript.isFetchingNextPage}
-          onMore={() => transcript.fetchNextPage()}
-        />
+      {/* An unknown conversation: the header says so, and nothing else is shown. */}
+      {conversation.isError ? null : (
+        <>
+          <label className="toggle">
+            <input
+              type="checkbox"
+              checked={showEnrichment}
+              onChange={(e) => setShowEnrichment(e.target.checked)}
+            />{" "}
+            Show enrichment (intent, sentiment, entities)
+          </label>
+          {transcript.error ? <ErrorNote error={transcript.error} /> : null}
+          {transcript.isPending ? <Loading what="messages" /> : null}
+          {transcript.data && messages.length === 0 ? <p className="empty">No messages.</p> : null}
+          <div className="transcript">
+            {messages.map((m) => (
+              <MessageCard
+                key={m.id}
+                m={m}
+                pairs={pairs}
+                trace={traces.get(m.id)}
+                showEnrichment={showEnrichment}
+              />
+            ))}
+          </div>
+          {transcript.data && (
+            <LoadMore
+              hasMore={transcript.hasNextPage}
+              loading={transcript.isFetchingNextPage}
+              onMore={() => transcript.fetchNextPage()}
+            />
+          )}
+        </>
       )}
     </section>
   );
