@@ -120,8 +120,9 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium on a one-turn store with host
       await expect.poll(() => tooltip.textContent()).toContain(shown[i]);
     }
 
-    // The transcript and the turn page show the same names as text.
+    // The turn page shows the same names as text, and its cost under $0.0001 with its digits.
     expect(await page.locator("table.grid").textContent()).toContain(names.model);
+    expect(await page.locator(".stats").textContent()).toContain("$0.000012");
     await page.goto(`${studio.origin}/conversations/c-hostile`);
     await page.locator(".transcript article").first().waitFor();
     expect(await page.locator(".tool-call").textContent()).toContain(names.tool);
