@@ -245,33 +245,6 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     await shot("search");
   });
 
-  it("search tab: text search inline, above similar messages", async () => {
-    await page.getByRole("link", { name: "Search", exact: true }).click();
-    await page.getByLabel("search text").fill("RUA augusta");
-    await page.getByRole("button", { name: "Search" }).click();
-    const results = page.getByRole("table", { name: "search results" }).locator("tbody tr");
-    await results.first().waitFor();
-    expect(await results.count()).toBe(1);
-    expect(await results.first().locator("mark").textContent()).toBe("Rua Augusta");
-    await expect.poll(() => page.url()).toMatch(/\/search\?q=RUA\+augusta$/);
-  });
-
-  it("an unknown conversation shows its error and nothing else", async () => {
-    for (const tab of ["", "/context"]) {
-      await page.goto(`${studio.origin}/conversations/no-such-conversation${tab}`);
-      await page.getByRole("alert").first().waitFor();
-      expect(await page.getByRole("alert").first().textContent()).toContain("no conversation");
-      expect(await page.locator(".conversation-header h1").textContent()).toBe(
-        "no-such-conversation",
-      );
-      await page.waitForLoadState("networkidle");
-      const text = (await page.locator("main").textContent()) ?? "";
-      for (const extra of ["No messages.", "End of the list.", "Context window (", "Transcript"]) {
-        expect(text, `${tab}: ${extra}`).not.toContain(extra);
-      }
-    }
-  });
-
   it("with writes allowed: a flagged message drops out of the context window", async () => {
     await page.goto(`${studio.origin}/conversations/${REFUND.conversationId}/context`);
     const contextColumn = page.locator(".side-by-side .pair > :first-child");

@@ -68,6 +68,10 @@ async function seedHostile(path: string, names: ReturnType<typeof hostileNames>)
   }
 }
 
+/**
+ * A store of one conversation and one turn, whose tool, model and title are markup: what model
+ * output and other local parties can do to the page, and the views a tiny store shows.
+ */
 describe.skipIf(!HAS_CHROMIUM)("studio in Chromium on a one-turn store with hostile names", () => {
   const tmp = tempDir();
   let browser: Browser;
@@ -155,6 +159,39 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium on a one-turn store with host
         .map((t) => t.text);
       expect(numbers.length, chart).toBeGreaterThan(1);
       expect(new Set(numbers).size, `${chart}: ${numbers.join(", ")}`).toBe(numbers.length);
+    }
+    await page.close();
+  });
+
+  it("search tab: a text search box, results inline", async () => {
+    const page = await browser.newPage();
+    await page.goto(studio.url);
+    await page.getByRole("link", { name: "Search", exact: true }).click();
+    await page.getByLabel("search text").fill("LOOK it");
+    await page.getByRole("button", { name: "Search" }).click();
+    const results = page.getByRole("table", { name: "search results" }).locator("tbody tr");
+    await results.first().waitFor();
+    expect(await results.count()).toBe(1);
+    expect(await results.first().locator("mark").textContent()).toBe("Look it");
+    await expect.poll(() => page.url()).toMatch(/\/search\?q=LOOK\+it$/);
+    await page.close();
+  });
+
+  it("an unknown conversation shows its error and nothing else", async () => {
+    const page = await browser.newPage();
+    await page.goto(studio.url);
+    for (const tab of ["", "/context"]) {
+      await page.goto(`${studio.origin}/conversations/no-such-conversation${tab}`);
+      await page.getByRole("alert").first().waitFor();
+      expect(await page.getByRole("alert").first().textContent()).toContain("no conversation");
+      expect(await page.locator(".conversation-header h1").textContent()).toBe(
+        "no-such-conversation",
+      );
+      await page.waitForLoadState("networkidle"); // no request loop
+      const text = (await page.locator("main").textContent()) ?? "";
+      for (const extra of ["No messages.", "End of the list.", "Context window (", "Transcript"]) {
+        expect(text, `${tab}: ${extra}`).not.toContain(extra);
+      }
     }
     await page.close();
   });
