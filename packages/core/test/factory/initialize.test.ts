@@ -55,7 +55,7 @@ describe("MessageStore.initialize: an unknown storage", () => {
   );
 
   it("answers a typo of a registered name with it, with nothing to install", async () => {
-    registerStorage({ name: "acme-vault", open: async () => new MemoryMessageStore() });
+    registerStorage({ name: "acme-vault", open: async () => recordingStore() });
     const error = await configError({ storage: "acme-valut" });
     expect(error.message).toContain('Did you mean "acme-vault"?');
     expect(error.message).not.toContain("npm install");
