@@ -20,7 +20,7 @@ function parseDuration(text: string): number {
   if (parts.length === 0) return Number.NaN;
   return parts.reduce((sum, [, n, u]) => sum + Number(n) * unit[u as keyof typeof unit], 0);
 }
-const CLI = fileURLToPath(new URL("../../packages/cli/dist/index.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../packages/cli/bin/message-store.js", import.meta.url));
 
 /**
  * `migrate [--messages 200000] [--traces 40000] [--batch-size 500]`: issue #17's migration

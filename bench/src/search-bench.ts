@@ -206,7 +206,7 @@ async function onPostgres(
     return `${target}, shared_buffers ${r[0].shared_buffers}`;
   };
   try {
-    log(`${target}: pgvector ${store.usesPgvector ? "on" : "off"}`);
+    log(`${target}: pgvector ${store.driver.usesPgvector ? "on" : "off"}`);
     const loadMs = await timed(() => loadWithoutHnsw(store, o, client, schema, log));
     if (o.warm) await warm(client, schema);
     const first = `${await label()}${o.warm ? ", warm" : ""}`;

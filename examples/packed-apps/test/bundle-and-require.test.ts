@@ -11,6 +11,10 @@ beforeAll(() => {
   app = createApp(["@message-store/core", "@message-store/postgres"]);
 });
 
+/** The banner the root and PostgreSQL READMEs document for an ES module bundle. */
+const ESM_REQUIRE_BANNER =
+  'import { createRequire as topLevelCreateRequire } from "node:module"; const require = topLevelCreateRequire(import.meta.url);';
+
 /** Stores a conversation and a message, reads the context window back and prints it. */
 const program = (importLines: string) => `${importLines}
 async function main() {
@@ -56,6 +60,30 @@ import "@message-store/postgres";`),
     });
     const out = app.node([outfile], { ...(await freshSchema()), KIND: "a bundle" });
     expect(JSON.parse(out)).toEqual({ texts: ["hello from a bundle"], notFound: true });
+  });
+
+  it("works bundled by esbuild as ESM, with the createRequire banner the READMEs give", async () => {
+    app.write(
+      "src/app-esm.ts",
+      program(`import { MessageStore, NotFoundError, newId } from "@message-store/core";
+import "@message-store/postgres";`),
+    );
+    const outDir = mkdtempSync(join(tmpdir(), "message-store-bundle-esm-"));
+    const outfile = join(outDir, "app.mjs");
+    await build({
+      entryPoints: [join(app.dir, "src/app-esm.ts")],
+      absWorkingDir: app.dir,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile,
+      external: ["pg-native"],
+      // pg is CommonJS and requires Node's modules: an ES module bundle needs a require.
+      banner: { js: ESM_REQUIRE_BANNER },
+      logLevel: "error",
+    });
+    const out = app.node([outfile], { ...(await freshSchema()), KIND: "an ESM bundle" });
+    expect(JSON.parse(out)).toEqual({ texts: ["hello from an ESM bundle"], notFound: true });
   });
 
   it("works from a CommonJS file with require()", async () => {

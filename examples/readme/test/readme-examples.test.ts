@@ -13,7 +13,11 @@ const blocks = [...section.matchAll(/### (.+)\n[\s\S]*?```ts\n([\s\S]*?)```/g)].
 const workDir = join(here, "../.tmp");
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-/** Turns a README block into a module: its imports on top, its body inside a run function. */
+/**
+ * Turns a README block into a module: its imports on top, its body inside a run function. What
+ * the block prints with `console.log` is collected in `printed` (checked, not written to the
+ * test log).
+ */
 function toModule(code: string): string {
   const lines = code.split("\n");
   const imports = lines.filter((l) => l.startsWith("import "));
@@ -23,6 +27,8 @@ function toModule(code: string): string {
     'import { MessageStore } from "@message-store/core";',
     `import { seed } from ${JSON.stringify(join(here, "seed.js"))};`,
     ...imports,
+    "export const printed: unknown[][] = [];",
+    "const console = { ...globalThis.console, log: (...args: unknown[]) => void printed.push(args) };",
     "export default async function run(): Promise<void> {",
     '  const store = await MessageStore.initialize({ storage: "json", path: ":memory:" });',
     "  await seed(store);",
@@ -56,7 +62,8 @@ describe("README capability examples", () => {
     mkdirSync(workDir, { recursive: true });
     const file = join(workDir, `${title.replace(/\W+/g, "-").toLowerCase()}.ts`);
     writeFileSync(file, toModule(code));
-    const module = (await import(file)) as { default: () => Promise<void> };
+    const module = (await import(file)) as { default: () => Promise<void>; printed: unknown[][] };
     await module.default();
+    if (code.includes("console.log(")) expect(module.printed.length).toBeGreaterThan(0);
   });
 });

@@ -95,7 +95,22 @@ export function createProgram(io: CliIo): Command {
       ),
     );
 
-  const show = program.command("show").description("print one record");
+  // Without its record (`show --store x`), commander would reject `--store` as unknown to `show`
+  // itself; name what is missing instead.
+  const show = program
+    .command("show")
+    .description("print one record")
+    .usage("conversation <id> [options]")
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action((_options, command: Command) => {
+      const record = command.args[0];
+      const problem =
+        record === undefined || record.startsWith("-")
+          ? 'missing "conversation <id>"'
+          : `unknown record ${JSON.stringify(record)}, expected "conversation <id>"`;
+      throw new UsageError(`${problem}: message-store show conversation <id> --store <spec>`);
+    });
   addStoreOptions(show.command("conversation").argument("<id>", "conversation id"))
     .description(
       "a readable transcript: flagged messages, tool calls and results, trace totals per turn",

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { DEFAULT_KEEP_CHARS, DEFAULT_MAX_CHARS } from "@message-store/core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgres, tempDir } from "../test/support/cli.js";
 import {
@@ -10,15 +11,8 @@ import {
   startStudio,
 } from "../test/support/studio.js";
 import { REFUND, type StudioSeed } from "../test/support/studio-seed.js";
+import { HAS_CHROMIUM, launchChromium } from "./support/chromium.js";
 
-/** Debian's `chromium` package; `CHROMIUM_PATH` overrides. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) {
-  console.log(
-    `studio browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`,
-  );
-}
 /** `UPDATE_SCREENSHOTS=1` writes the README's screenshots into docs/; otherwise a temp folder. */
 const SHOTS =
   process.env.UPDATE_SCREENSHOTS === "1" ? resolve(import.meta.dirname, "../docs") : null;
@@ -74,17 +68,8 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
       cwd: tmp.dir,
       env: opened.env,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(studio.url);
   });
@@ -270,6 +255,15 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     expect(before).toContain(REFUND.toFlagId);
     expect(before).not.toContain(REFUND.flaggedId);
     expect(await page.locator(".cell.compressed").count()).toBe(1);
+    // It starts where the library's `compress: true` does, and shows the assistant's tool call.
+    expect(await page.getByLabel("max chars").inputValue()).toBe(String(DEFAULT_MAX_CHARS));
+    expect(await page.getByLabel("keep chars").inputValue()).toBe(String(DEFAULT_KEEP_CHARS));
+    const caller = contextColumn.and(
+      page.locator(`[data-message-id="${REFUND.conversationId}-m3"]`),
+    );
+    expect(await caller.locator(".tool-call").textContent()).toBe(
+      '→ lookup_order({"orderId":"4512"})',
+    );
     await shot("context");
 
     await page.getByRole("link", { name: "Transcript" }).click();
@@ -298,6 +292,17 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     await page.locator(".transcript article").first().waitFor();
     const header = page.locator(".conversation-header h1");
     expect(await header.getByText("✕ deleted").count()).toBe(0);
+    // The export is fetched with the token (a plain link would carry none) and saved.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export NDJSON" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^conversation-.*\.ndjson$/);
+    const exported = readFileSync((await download.path())!, "utf8")
+      .trimEnd()
+      .split("\n");
+    expect(JSON.parse(exported[0]!)).toMatchObject({ type: "header" });
+    expect(JSON.parse(exported.at(-1)!)).toMatchObject({ type: "footer", conversations: 1 });
     await page.getByRole("button", { name: "Delete" }).click();
     await header.getByText("✕ deleted").waitFor();
     await expect
@@ -326,7 +331,7 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium, read-only", () => {
     const tmp = tempDir();
     const { spec } = await seedJsonStore(tmp.dir);
     const studio = await startStudio(["--store", spec], { cwd: tmp.dir });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(studio.url);
@@ -334,29 +339,44 @@ describe.skipIf(!HAS_CHROMIUM)("studio in Chromium, read-only", () => {
       await page.goto(`${studio.origin}/conversations/${REFUND.conversationId}`);
       await page.locator(".transcript article").first().waitFor();
       expect(await page.getByRole("button", { name: "Flag" }).count()).toBe(0);
-      expect(await page.getByRole("link", { name: "Export NDJSON" }).count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Export NDJSON" }).count()).toBe(0);
       expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
-      const status = await page.evaluate(async (id) => {
-        const r = await fetch(`/api/actions/messages/${id}/flag`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ flagged: true }),
-        });
-        return r.status;
-      }, REFUND.toFlagId);
+      // With the token, as the page sends it: refused because the studio is read-only.
+      const headers = {
+        "Content-Type": "application/json",
+        Authorization: `Bearer ${studio.token}`,
+      };
+      const status = await page.evaluate(
+        async ({ id, headers }) => {
+          const r = await fetch(`/api/actions/messages/${id}/flag`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({ flagged: true }),
+          });
+          return r.status;
+        },
+        { id: REFUND.toFlagId, headers },
+      );
       expect(status).toBe(403);
-      const deleteStatus = await page.evaluate(async (id) => {
-        const r = await fetch(`/api/actions/conversations/${id}/delete`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: "{}",
-        });
-        return r.status;
-      }, REFUND.conversationId);
+      const deleteStatus = await page.evaluate(
+        async ({ id, headers }) => {
+          const r = await fetch(`/api/actions/conversations/${id}/delete`, {
+            method: "POST",
+            headers,
+            body: "{}",
+          });
+          return r.status;
+        },
+        { id: REFUND.conversationId, headers },
+      );
       expect(deleteStatus).toBe(403);
-      const anonymous = await browser.newPage();
-      const response = await anonymous.goto(`${studio.origin}/conversations`);
-      expect(response?.status()).toBe(401);
+      const anonymous = await (await browser.newContext()).newPage();
+      await anonymous.goto(`${studio.origin}/conversations`);
+      await anonymous
+        .getByText("open the URL that `message-store studio` printed")
+        .first()
+        .waitFor();
+      expect(await anonymous.getByRole("link", { name: REFUND.title }).count()).toBe(0);
     } finally {
       await browser.close();
       await studio.stop();

@@ -108,6 +108,34 @@ describe("stats, show, traces", () => {
     expect(rows.length).toBe(3);
     expect(byTurn).toContain("newest 3 turns shown");
 
+    // Costs under $0.0001 show their digits, not $0.0000.
+    const all = (
+      await runOk(
+        [
+          "traces",
+          "--store",
+          "json:app.json",
+          "--since",
+          "2000-01-01",
+          "--by",
+          "turn",
+          "--limit",
+          "1000",
+        ],
+        { cwd },
+      )
+    ).stdout;
+    const tiny = traces.filter((t) => {
+      const cost = t.llmCalls.reduce(
+        (s: number, c: { costUsd: number | null }) => s + (c.costUsd ?? 0),
+        0,
+      );
+      return cost > 0 && cost < 0.0001;
+    });
+    expect(tiny.length).toBeGreaterThan(0);
+    expect(all).not.toMatch(/\$0\.0000(?!\d)/);
+    expect(all).toMatch(/\$0\.0000\d/);
+
     const empty = (
       await runOk(["traces", "--store", "json:app.json", "--agent", agent, "--since", "90m"], {
         cwd,
@@ -134,11 +162,26 @@ describe("stats, show, traces", () => {
   });
 });
 
+describe("one of each: singular nouns", () => {
+  const tmp = tempDir();
+  const cwd = tmp.dir;
+  afterAll(() => tmp.remove());
+
+  it("import and stats say 1 conversation, 1 user", async () => {
+    const { path } = writeDataset(cwd, 1, 3);
+    const imported = await runOk(["import", path, "--store", "json:one.json"], { cwd });
+    expect(imported.stderr + imported.stdout).toMatch(/imported 1 conversation, \d+ messages/);
+    const stats = (await runOk(["stats", "--store", "json:one.json"], { cwd })).stdout;
+    expect(stats).toContain("conversations     1 (1 user)");
+  });
+});
+
 describe("usage errors exit 2", () => {
   const tmp = tempDir();
   beforeAll(() => {
     writeFileSync(join(tmp.dir, "no-dsn.json"), JSON.stringify({ storage: "postgres" }));
     writeFileSync(join(tmp.dir, "redis.json"), JSON.stringify({ storage: "redis", url: "x" }));
+    writeFileSync(join(tmp.dir, "postgress.json"), JSON.stringify({ storage: "postgress" }));
   });
   afterAll(() => tmp.remove());
   const cases: [string, string[], Record<string, string>, RegExp][] = [
@@ -150,6 +193,19 @@ describe("usage errors exit 2", () => {
       /unknown option '--colour'/,
     ],
     ["no store", ["stats"], {}, /no store: give --store/],
+    [
+      "show without its record",
+      ["show", "--store", "json:x.json"],
+      {},
+      /missing "conversation <id>": message-store show conversation <id> --store/,
+    ],
+    ["show of an unknown record", ["show", "convo", "1"], {}, /unknown record "convo"/],
+    [
+      "a misspelt storage in a config file",
+      ["stats", "--config", "postgress.json"],
+      {},
+      /unknown storage "postgress".*Did you mean "postgres"\?/,
+    ],
     [
       "bad store spec",
       ["stats", "--store", "redis:localhost"],

@@ -8,12 +8,7 @@ import {
   StorageError,
 } from "@message-store/core";
 import { ADAPTER } from "./config.js";
-import { decodeText } from "./nul-codec.js";
-import {
-  SQLSTATE_MISSING_CONVERSATION,
-  SQLSTATE_MOVED_MESSAGE,
-  SQLSTATE_RULE,
-} from "./sql/sqlstates.js";
+import { refusalOf } from "./refusals.js";
 
 /** Node socket and DNS errors that mean the server cannot be reached. */
 const NETWORK_CODES = new Set([
@@ -126,51 +121,6 @@ export function isConnectionFailure(error: unknown): boolean {
   return CONNECTION_MESSAGES.test(messageOf(error));
 }
 
-function describeCustom(error: { detail?: string }, moved: boolean): string {
-  let ids: { message?: string; conversation?: string; current?: string } = {};
-  try {
-    ids = JSON.parse(error.detail ?? "{}");
-  } catch {
-    // Keep the generic message below.
-  }
-  const q = (id: string | undefined) => JSON.stringify(decodeText(id ?? "?"));
-  return moved
-    ? `message ${q(ids.message)} belongs to conversation ${q(ids.current)} and cannot move to ${q(ids.conversation)}; nothing was stored`
-    : `conversation ${q(ids.conversation)} of message ${q(ids.message)} does not exist; nothing was stored`;
-}
-
-/** What each rule an MS003 names (see `raiseRule`) says, given the ids of its DETAIL. */
-const RULE_TEXT: Record<string, (q: (key: string) => string) => string> = {
-  message_user: (q) =>
-    `message ${q("message")}: its userId must be the userId of conversation ${q("conversation")}`,
-  message_tenant: (q) =>
-    `message ${q("message")}: its tenantId must be the tenantId of conversation ${q("conversation")}`,
-  message_deleted_at: (q) =>
-    `message ${q("message")}: deletedAt changes only through softDeleteMessage and restoreMessage`,
-  conversation_deleted: (q) =>
-    `message ${q("message")}: conversation ${q("conversation")} is soft-deleted; restore it first`,
-  trace_owner: (q) =>
-    `turn trace ${q("trace")}: its userId and tenantId must be those of its conversation`,
-  trace_moved: (q) => `turn trace ${q("trace")} belongs to another message; a trace cannot move`,
-  trace_deleted_at: (q) => `turn trace ${q("trace")}: deletedAt changes only with its message`,
-  message_deleted: (q) =>
-    `turn trace ${q("trace")}: message ${q("message")} is soft-deleted; restore it first`,
-  restore_in_deleted_conversation: (q) =>
-    `message ${q("message")}: conversation ${q("conversation")} is soft-deleted; restore the conversation`,
-};
-
-function describeRule(error: { detail?: string }): string {
-  let detail: Record<string, string> = {};
-  try {
-    detail = JSON.parse(error.detail ?? "{}");
-  } catch {
-    // Keep the generic message below.
-  }
-  const q = (key: string) => JSON.stringify(decodeText(detail[key] ?? "?"));
-  const text = RULE_TEXT[detail.rule ?? ""];
-  return `${text ? text(q) : "an ownership or soft-delete rule was broken"}; nothing was stored`;
-}
-
 function describeIntegrity(error: { code?: string; constraint?: string; detail?: string }): string {
   switch (error.constraint) {
     case "messages_conversation_id_fkey":
@@ -187,9 +137,9 @@ function describeIntegrity(error: { code?: string; constraint?: string; detail?:
 }
 
 /**
- * Maps anything `pg` throws to core's errors (the store's `mapError`, and the migration runner,
- * which runs outside the store's calls): integrity violations (23503, 23505 and this
- * package's own MS001/MS002) to `IntegrityError`; a refused login, missing database or SSL
+ * Maps anything `pg` throws to core's errors (the driver's `mapError`, and the migration runner,
+ * which runs outside the store's calls): integrity violations (23503, 23505, and this package's
+ * own MS001–MS003, see `refusals.ts`) to `IntegrityError`; a refused login, missing database or SSL
  * mismatch to `ConfigurationError`; unreachable or lost server, bad DSN and statement timeout
  * (57014) to `ConnectionError` (both redact passwords); everything else to `StorageError`.
  * Errors that already are core's pass through.
@@ -198,15 +148,8 @@ export function toStoreError(error: unknown): MessageStoreError {
   if (isMessageStoreError(error)) return error;
   const code = codeOf(error);
   const options = { adapter: ADAPTER, cause: error };
-  if (code === SQLSTATE_MISSING_CONVERSATION || code === SQLSTATE_MOVED_MESSAGE) {
-    return new IntegrityError(
-      describeCustom(error as { detail?: string }, code === SQLSTATE_MOVED_MESSAGE),
-      options,
-    );
-  }
-  if (code === SQLSTATE_RULE) {
-    return new IntegrityError(describeRule(error as { detail?: string }), options);
-  }
+  const refused = refusalOf(error);
+  if (refused !== null) return refused;
   if (code === "23503" || code === "23505") {
     return new IntegrityError(describeIntegrity(error as { code?: string }), options);
   }

@@ -15,8 +15,10 @@ export {
 } from "./config.js";
 export type { Partitions } from "./layout.js";
 export { migrate } from "./migrate.js";
-export { PostgresMessageStore, type PostgresStoreOptions } from "./postgres-message-store.js";
+export { PostgresDriver } from "./postgres-driver.js";
+export { PostgresMessageStore } from "./postgres-message-store.js";
 export { LATEST_VERSION } from "./sql/migrations.js";
+export type { PostgresStoreOptions } from "./store-options.js";
 
 registerStorage({
   name: ADAPTER,

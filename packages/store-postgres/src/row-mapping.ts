@@ -162,23 +162,44 @@ export function toUsageSums(row: Row): UsageSums {
   };
 }
 
-/** What the message functions report per stored row: `[id, tenantId, embedding is null]`. */
-export type StoredFacts = readonly (readonly [string, string | null, boolean])[];
+/**
+ * What the message functions report per stored row: `[id, tenantId, embedding is null,
+ * timestamp]`.
+ */
+type StoredFact = readonly [string, string | null, boolean, number];
 
 /**
- * The batch as stored: each message with its conversation's `tenantId` and, where the function
- * cleared a stale embedding, `embedding: null`. Returns the same object where nothing differs.
+ * The batch as stored: each message with its conversation's `tenantId`, its stored timestamp (a
+ * session write chooses it) and, where the function cleared a stale embedding, `embedding:
+ * null`. Returns the same object where nothing differs.
  */
-export function asStored(batch: readonly Message[], facts: StoredFacts | undefined): Message[] {
-  const byId = new Map<string, readonly [string, string | null, boolean]>();
-  for (const f of facts ?? []) byId.set(f[0], f);
+export function asStored(batch: readonly Message[], facts: unknown): Message[] {
+  const byId = new Map<string, StoredFact>();
+  for (const f of (facts ?? []) as StoredFact[]) byId.set(f[0], f);
   return batch.map((m) => {
     const f = byId.get(m.id);
     if (!f) return m;
-    const cleared = f[2] && m.embedding !== null;
-    return m.tenantId === f[1] && !cleared
+    const [, tenantId, noEmbedding, timestamp] = f;
+    const cleared = noEmbedding && m.embedding !== null;
+    return m.tenantId === tenantId && !cleared && m.timestamp === timestamp
       ? m
-      : { ...m, tenantId: f[1], embedding: cleared ? null : m.embedding };
+      : { ...m, tenantId, timestamp, embedding: cleared ? null : m.embedding };
+  });
+}
+
+/** What `ms_put_turn_traces` reports per stored trace: `[id, userId, tenantId]`. */
+type StoredOwners = readonly [string, string | null, string | null];
+
+/**
+ * The traces as stored, in input order: `userId`/`tenantId` filled from the conversation, as the
+ * function reports them (jsonb arrives with the NUL escape already undone, `column-types.ts`).
+ */
+export function asStoredTraces(traces: readonly TurnTrace[], facts: unknown): TurnTrace[] {
+  const byId = new Map<string, StoredOwners>();
+  for (const f of (facts ?? []) as StoredOwners[]) byId.set(f[0], f);
+  return traces.map((t) => {
+    const [, userId, tenantId] = byId.get(t.id) ?? [t.id, t.userId, t.tenantId];
+    return userId === t.userId && tenantId === t.tenantId ? t : { ...t, userId, tenantId };
   });
 }
 

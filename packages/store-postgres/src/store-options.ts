@@ -1,7 +1,7 @@
 import pg from "pg";
 import type { ReplicaFallback } from "./config.js";
 
-/** How a `PostgresMessageStore` reaches its tables. */
+/** How a `PostgresDriver` reaches its tables. */
 export interface PostgresStoreOptions {
   /** The pool to run every statement on. */
   pool: pg.Pool;

@@ -27,7 +27,7 @@ async function open(): Promise<MessageStore> {
     // pooler, it needs unnamed statements (README, "prepared_statements").
     prepared_statements: false,
   });
-  if (!(store as PostgresMessageStore).usesPgvector) {
+  if (!(store as PostgresMessageStore).driver.usesPgvector) {
     await store.close();
     throw new Error("the PGlite lane must run with pgvector, but the store did not find it");
   }

@@ -112,17 +112,17 @@ describe("configuration", () => {
       statement_timeout_ms: 1_234,
       connect_timeout_ms: 4_321,
     });
-    const options = store.pool.options as pg.PoolConfig;
+    const options = store.driver.pool.options as pg.PoolConfig;
     expect(options).toMatchObject({
       min: 1,
       max: 7,
       statement_timeout: 1_234,
       connectionTimeoutMillis: 4_321,
     });
-    const { rows } = await store.pool.query("SHOW statement_timeout");
+    const { rows } = await store.driver.pool.query("SHOW statement_timeout");
     expect(rows[0].statement_timeout).toBe("1234ms");
     await store.close();
-    expect(store.pool.ended).toBe(true);
+    expect(store.driver.pool.ended).toBe(true);
   });
 
   it("rejects invalid configs before any I/O, naming every problem", async () => {
@@ -216,7 +216,7 @@ describe("configuration", () => {
   it("leaves a caller-owned pool open and untouched on close", async () => {
     const pool = new pg.Pool({ connectionString: db.url(), max: 2 });
     const store = await PostgresMessageStore.open({ storage: "postgres", pool });
-    expect(store.pool).toBe(pool);
+    expect(store.driver.pool).toBe(pool);
     await store.storeConversation(conversation("owned"));
     await store.close();
     expect(pool.ended).toBe(false);

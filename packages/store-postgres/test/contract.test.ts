@@ -7,7 +7,7 @@ import {
 } from "@message-store/core";
 import { registerStorage } from "@message-store/core/adapter";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PostgresMessageStore, type PostgresStoreConfig } from "../src/index.js";
+import { PostgresDriver, PostgresMessageStore, type PostgresStoreConfig } from "../src/index.js";
 import { conversation, message, openStore, trace, useDatabase, withClient } from "./helpers.js";
 
 const db = useDatabase("ms_pg_contract");
@@ -232,9 +232,10 @@ describe("lifecycle", () => {
     });
     const config = { storage: "postgres-under-test", dsn: db.url(), pool_max: 3 };
     const opened = await MessageStore.initialize(config as never);
-    expect(opened).toBeInstanceOf(PostgresMessageStore);
+    expect(opened).toBeInstanceOf(MessageStore);
+    expect((opened as PostgresMessageStore).driver).toBeInstanceOf(PostgresDriver);
     const registered = await MessageStore.initialize({ storage: "postgres", dsn: db.url() });
-    expect(registered).toBeInstanceOf(PostgresMessageStore);
+    expect((registered as PostgresMessageStore).driver).toBeInstanceOf(PostgresDriver);
     await registered.close();
     await opened.storeConversation(conversation("factory"));
     await opened.close();

@@ -193,7 +193,7 @@ describe("migrations", () => {
       c.query(`SELECT oid::regprocedure::text AS f FROM pg_proc
                 WHERE proname = 'ms_put_messages' ORDER BY 1`),
     );
-    expect(rows).toEqual([{ f: "ms_put_messages(jsonb,jsonb)" }]);
+    expect(rows).toEqual([{ f: "ms_put_messages(jsonb,jsonb,bigint)" }]);
   });
 
   it("run once when several processes open a fresh database at the same time", async () => {

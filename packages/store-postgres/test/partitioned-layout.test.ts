@@ -68,7 +68,7 @@ describe("the partitioned layout", () => {
     const url = await freshDatabase();
     await (await openStore(url, { schema: "plain" })).close();
     const store = await openStore(url, { schema: "parted", partitions: 4 });
-    expect(store.partitions).toBe(4);
+    expect(store.driver.partitions).toBe(4);
     await store.close();
     expect(await columns(url, "parted")).toEqual(await columns(url, "plain"));
     expect((await columns(url, "parted")).length).toBeGreaterThan(50);
@@ -155,7 +155,7 @@ describe("the partitioned layout", () => {
       ["plain", null],
     ] as const) {
       const store = await openStore(url, { schema, create: false });
-      expect(store.partitions).toBe(partitions);
+      expect(store.driver.partitions).toBe(partitions);
       await store.storeConversation(conversation("c1"));
       await store.storeMessage(message("m1", "c1", 1));
       expect(await store.getMessage("m1")).not.toBeNull();
@@ -178,7 +178,7 @@ describe("the partitioned layout", () => {
     const refused = settled.flatMap((s) => (s.status === "rejected" ? [s.reason] : []));
     expect(opened).toHaveLength(2);
     expect(refused).toHaveLength(2);
-    expect(opened[0]!.partitions).toBe(opened[1]!.partitions);
+    expect(opened[0]!.driver.partitions).toBe(opened[1]!.driver.partitions);
     for (const error of refused) expect(error).toBeInstanceOf(ConfigurationError);
     await Promise.all(opened.map((s) => s.close()));
   });

@@ -2,9 +2,8 @@ import { MessageSchema, TurnTraceSchema } from "@message-store/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
-import { messageParam, traceParams } from "../src/row-mapping.js";
+import { batchParam, messageParam, traceParams } from "../src/row-mapping.js";
 import { createQueries } from "../src/sql/queries.js";
-import { putTurnTracesStatement } from "../src/trace-batch.js";
 import { message, openStore, trace, useDatabase } from "./helpers.js";
 
 /**
@@ -20,6 +19,13 @@ const PARTITIONS = 16;
 const USER_7 = { userId: "user-7" };
 const db = useDatabase("ms_pg_partitioned_plans");
 const q = createQueries("public");
+/** The scope parameters of an unscoped call (see `scopeParams`). */
+const ALL = [null, null];
+/** The statement of `storeTurnTraces` for a batch. */
+const putTraces = (traces: unknown[]) => ({
+  text: q.putTraces,
+  values: [batchParam(traces.map((t) => TurnTraceSchema.parse(t)))],
+});
 let store: PostgresMessageStore;
 let client: pg.Client;
 
@@ -125,7 +131,7 @@ afterAll(async () => {
 
 describe("hot calls touch one partition", () => {
   it("getImmediateContext: one partition, also with the generic plan of a prepared statement", async () => {
-    const generic = await genericPlan(q.immediateContext, ["big", 50]);
+    const generic = await genericPlan(q.immediateContext, ["big", 50, ...ALL]);
     expect(scanned(generic, "messages")).toHaveLength(1);
     expect(nodes(generic).find((n) => n["Subplans Removed"])?.["Subplans Removed"]).toBe(
       PARTITIONS - 1,
@@ -133,9 +139,10 @@ describe("hot calls touch one partition", () => {
     const custom = await client.query(`EXPLAIN (COSTS OFF, FORMAT JSON) ${q.immediateContext}`, [
       "big",
       50,
+      ...ALL,
     ]);
     expect(scanned(custom.rows[0]["QUERY PLAN"][0].Plan, "messages")).toHaveLength(1);
-    expect(await touched(q.immediateContext, ["big", 50])).toEqual({
+    expect(await touched(q.immediateContext, ["big", 50, ...ALL])).toEqual({
       read: { messages: 1 },
       written: {},
     });
@@ -143,7 +150,7 @@ describe("hot calls touch one partition", () => {
   });
 
   it("a transcript page: one partition", async () => {
-    const page = q.listMessages("big", { timestamp: 6_000, sequence: 18_000 }, 101, false);
+    const page = q.listMessages({}, "big", { timestamp: 6_000, sequence: 18_000 }, 101, false);
     expect(scanned(await genericPlan(page.text, page.values), "messages")).toHaveLength(1);
     expect(await touched(page.text, page.values)).toEqual({ read: { messages: 1 }, written: {} });
   });
@@ -169,7 +176,7 @@ describe("hot calls touch one partition", () => {
         MessageSchema.parse(message(`batch-${i}`, "conv-9", 50 + i, { userId: "user-9" })),
       ),
     );
-    expect(await touched(q.putMessages, [batch, null])).toEqual({
+    expect(await touched(q.putMessages, [batch, null, null])).toEqual({
       read: { conversations: 1, messages: PARTITIONS },
       written: { conversations: 1, messages: 1 },
     });
@@ -187,20 +194,17 @@ describe("hot calls touch one partition", () => {
   });
 
   it("storeTurnTraces of one conversation writes one partition; new trace ids are looked up in every one", async () => {
-    const batch = putTurnTracesStatement(
-      "public",
-      [30001, 30002, 30003].map((i) =>
-        TurnTraceSchema.parse(trace(`traces-${i}`, `msg-${i}`, `conv-${(i % 20000) + 1}`)),
-      ),
+    const batch = putTraces(
+      [30001, 30002, 30003].map((i) => trace(`traces-${i}`, `msg-${i}`, `conv-${(i % 20000) + 1}`)),
     );
     // msg-30001 … 30003 are in conv-10002 … 10004: three conversations, three partitions at most.
     const { read, written } = await touched(batch.text, batch.values);
     expect(written.turn_traces).toBeLessThanOrEqual(3);
     expect(read.messages).toBeLessThanOrEqual(3);
     expect(read.turn_traces).toBe(PARTITIONS);
-    const one = putTurnTracesStatement("public", [
-      TurnTraceSchema.parse(trace("traces-one", "msg-30020", "conv-10021")),
-      TurnTraceSchema.parse(trace("traces-two", "msg-50020", "conv-10021")),
+    const one = putTraces([
+      trace("traces-one", "msg-30020", "conv-10021"),
+      trace("traces-two", "msg-50020", "conv-10021"),
     ]);
     await client.query(`INSERT INTO messages (id, conversation_id, user_id, role, original_content,
         "timestamp") VALUES ('msg-50020', 'conv-10021', 'user-${10021 % 30}', 'user', 'x', 1)`);
@@ -211,26 +215,31 @@ describe("hot calls touch one partition", () => {
   });
 
   it("getConversation and deleteConversation: one partition of each table", async () => {
-    expect(await touched(q.readConversation, ["conv-3", false])).toEqual({
+    expect(await touched(q.readConversation, ["conv-3", false, ...ALL])).toEqual({
       read: { conversations: 1 },
       written: {},
     });
-    const { written } = await touched(q.deleteConversation, ["conv-3"]);
+    const { written } = await touched(q.deleteConversation, ["conv-3", ...ALL]);
     expect(written).toEqual({ conversations: 1, messages: 1, turn_traces: 1 });
   });
 });
 
 describe("calls keyed only by a message id probe every partition", () => {
   it.each([
-    ["getMessage", () => [q.readMessage, ["msg-5", false]] as const, "messages"],
-    ["flagMessage", () => [q.flagMessage, ["msg-5", true]] as const, "messages"],
+    ["getMessage", () => [q.readMessage, ["msg-5", false, ...ALL]] as const, "messages"],
+    ["flagMessage", () => [q.flagMessage, ["msg-5", true, ...ALL]] as const, "messages"],
     [
       "getTurnTraceByMessageId",
-      () => [q.readTraceByMessage, ["msg-5", false]] as const,
+      () => [q.readTraceByMessage, ["msg-5", false, ...ALL]] as const,
       "turn_traces",
     ],
-    ["deleteMessage", () => [q.deleteMessage, ["msg-5"]] as const, "messages"],
-    ["softDeleteMessage", () => [q.softDeleteMessage, ["msg-5", 1]] as const, "messages"],
+    ["deleteMessage", () => [q.deleteMessage, ["msg-5", ...ALL]] as const, "messages"],
+    ["softDeleteMessage", () => [q.softDeleteMessage, ["msg-5", 1, ...ALL]] as const, "messages"],
+    [
+      "a user's getMessage",
+      () => [q.readMessage, ["msg-5", false, "user-6", null]] as const,
+      "messages",
+    ],
   ])("%s", async (_, statement, table) => {
     const [text, values] = statement();
     const { read, written, seqScanned } = await touched(text, [...values], true);

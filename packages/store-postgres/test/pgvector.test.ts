@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe("pgvector (PGlite)", () => {
   it("finds the extension and adds the vector column and the HNSW cosine index", async () => {
-    expect(store.usesPgvector).toBe(true);
+    expect(store.driver.usesPgvector).toBe(true);
     const { rows } = await client.query(
       "SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_msg_embedding_hnsw'",
     );

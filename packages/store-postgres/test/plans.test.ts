@@ -21,8 +21,9 @@ interface PlanNode {
 
 const db = useDatabase("ms_pg_plans");
 const q = createQueries("public");
-/** The default list filter: live conversations of every tenant. */
-const LIVE = { includeDeleted: false };
+/** The scope of a store (every record) and of a user's view. */
+const ALL = {};
+const USER_BIG = { userId: "user-big" };
 let store: PostgresMessageStore;
 let client: pg.Client;
 
@@ -32,6 +33,21 @@ async function explain(statement: { text: string; values: unknown[] }): Promise<
     statement.values,
   );
   return rows[0]["QUERY PLAN"][0].Plan;
+}
+
+/** The plan of `text` as a prepared statement's generic plan (what a named statement may get). */
+async function genericPlan(text: string, values: unknown[]): Promise<PlanNode> {
+  await client.query("SET plan_cache_mode = force_generic_plan");
+  try {
+    await client.query(`PREPARE probe AS ${text}`);
+    const literals = values.map((v) => (typeof v === "string" ? `'${v}'` : String(v)));
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, COSTS OFF, FORMAT JSON) EXECUTE probe(${literals.join(", ")})`,
+    );
+    return rows[0]["QUERY PLAN"][0].Plan;
+  } finally {
+    await client.query("DEALLOCATE ALL; RESET plan_cache_mode");
+  }
 }
 
 function nodes(plan: PlanNode): PlanNode[] {
@@ -84,7 +100,7 @@ afterAll(async () => {
 
 describe("EXPLAIN of the hot queries", () => {
   it("getImmediateContext reads the newest n rows backwards through idx_msg_conv and sorts only those", async () => {
-    const plan = await explain({ text: q.immediateContext, values: ["big", 50] });
+    const plan = await explain({ text: q.immediateContext, values: ["big", 50, null, null] });
     expect(plan["Node Type"]).toBe("Sort");
     // PostgreSQL 18 keeps the projection that drops `seq` as a Subquery Scan (over the 50 rows
     // only); 15 folds it into the sort.
@@ -106,9 +122,51 @@ describe("EXPLAIN of the hot queries", () => {
     expect(rows.map((m) => m.id).at(-1)).toBe("big-199999");
   });
 
+  it("a view's context window and transcript page keep that plan, also as a generic plan", async () => {
+    // A user's own index (idx_msg_user) matches a plain `user_id = $n` as well as the
+    // conversation: a generic plan then walks and sorts the user's whole history. The scope's
+    // `($n IS NULL OR user_id = $n)` only filters what idx_msg_conv finds.
+    const page = q.listMessages(USER_BIG, "big", null, 101, false);
+    for (const [text, values] of [
+      [q.immediateContext, ["big", 50, "user-big", null]],
+      [q.immediateContext, ["big", 50, null, null]],
+      [page.text, page.values],
+    ] as const) {
+      for (const plan of [
+        await genericPlan(text, [...values]),
+        await explain({ text, values: [...values] }),
+      ]) {
+        const scan = nodes(plan).find((n) => n["Index Name"])!;
+        expect(scan["Index Name"]).toBe("idx_msg_conv");
+        expect(scan["Actual Rows"]).toBeLessThanOrEqual(101);
+        expect(nodes(plan).filter((n) => n["Node Type"] === "Sort").length).toBeLessThanOrEqual(1);
+      }
+    }
+    const other = await explain({ text: q.immediateContext, values: ["big", 50, "user-7", null] });
+    expect(nodes(other).find((n) => n["Index Name"])!["Index Name"]).toBe("idx_msg_conv");
+  });
+
+  it("a view's read by id is the primary key probe of the unscoped read", async () => {
+    for (const [text, id, key] of [
+      [q.readMessage, "msg-5", "messages_pkey"],
+      [q.readConversation, "conv-5", "conversations_pkey"],
+      [q.readTraceByMessage, "msg-5", "turn_traces_message_id_key"],
+    ] as const) {
+      for (const scope of [
+        [null, null],
+        ["user-6", null],
+        ["user-6", "tenant-1"],
+      ]) {
+        const plan = await genericPlan(text, [id, false, ...scope]);
+        expect(plan["Node Type"]).toBe("Index Scan");
+        expect(plan["Index Name"]).toBe(key);
+      }
+    }
+  });
+
   it("a transcript page seeks into idx_msg_conv with the (timestamp, seq) row comparison", async () => {
     const plan = await explain(
-      q.listMessages("big", { timestamp: 60_000, sequence: 180_000 }, 101, false),
+      q.listMessages(ALL, "big", { timestamp: 60_000, sequence: 180_000 }, 101, false),
     );
     expect(plan["Node Type"]).toBe("Limit");
     const scan = plan.Plans![0]!;
@@ -119,9 +177,10 @@ describe("EXPLAIN of the hot queries", () => {
   });
 
   it("a user's conversations come from idx_conv_user_activity without a sort", async () => {
-    const first = await explain(q.listConversations("user-7", null, 21, LIVE));
+    const user = { userId: "user-7" };
+    const first = await explain(q.listConversations(user, null, 21, false));
     const next = await explain(
-      q.listConversations("user-7", { lastActivityAt: 50_000, id: "conv-49987" }, 21, LIVE),
+      q.listConversations(user, { lastActivityAt: 50_000, id: "conv-49987" }, 21, false),
     );
     for (const plan of [first, next]) {
       expect(usesIndex(plan, "idx_conv_user_activity")).toBe(true);
@@ -133,6 +192,7 @@ describe("EXPLAIN of the hot queries", () => {
   it("an agent's traces come from idx_tt_agent_time, newest first, without a sort", async () => {
     const plan = await explain(
       q.listTraces(
+        ALL,
         { agentId: "agent-3", includeDeleted: false },
         { timestamp: 30_000, id: "trace-30000" },
         21,
@@ -142,6 +202,7 @@ describe("EXPLAIN of the hot queries", () => {
     expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
     const windowed = await explain(
       q.listTraces(
+        ALL,
         { agentId: "agent-3", since: 100, until: 20_000, includeDeleted: false },
         null,
         21,
@@ -152,11 +213,11 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("queryTurnTraces by tool or model uses the GIN indexes (containment)", async () => {
     const byTool = await explain(
-      q.listTraces({ toolName: "rare_tool", includeDeleted: false }, null, 21),
+      q.listTraces(ALL, { toolName: "rare_tool", includeDeleted: false }, null, 21),
     );
     expect(usesIndex(byTool, "idx_tt_tool_gin")).toBe(true);
     const byModel = await explain(
-      q.listTraces({ model: "rare-model", includeDeleted: false }, null, 21),
+      q.listTraces(ALL, { model: "rare-model", includeDeleted: false }, null, 21),
     );
     expect(usesIndex(byModel, "idx_tt_llm_gin")).toBe(true);
     const hits = await store.queryTurnTraces({ toolName: "rare_tool" });
@@ -170,13 +231,13 @@ describe("EXPLAIN of the hot queries", () => {
     "a user's or tenant's search reads only their rows, through idx_msg_user / idx_msg_tenant (%s)",
     async (_, cubes) => {
       const search = { embedding: [1, 2, 3], includeDeleted: false, limit: 10 };
-      const byUser = await explain(q.search({ ...search, userId: "user-7" }, cubes));
+      const byUser = await explain(q.search({ userId: "user-7" }, search, cubes));
       expect(usesIndex(byUser, "idx_msg_user")).toBe(true);
       expect(nodes(byUser).some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
-      const byTenant = await explain(q.search({ ...search, tenantId: "tenant-2" }, cubes));
+      const byTenant = await explain(q.search({ tenantId: "tenant-2" }, search, cubes));
       expect(usesIndex(byTenant, "idx_msg_tenant")).toBe(true);
       const both = await explain(
-        q.search({ ...search, tenantId: "tenant-2", userId: "user-7" }, cubes),
+        q.search({ tenantId: "tenant-2", userId: "user-7" }, search, cubes),
       );
       expect(nodes(both).some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
       const hits = await store.searchMessages({ embedding: [1, 2, 3], userId: "user-7" });
@@ -186,20 +247,17 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("tenant-scoped lists and trace queries are index scans without a sort", async () => {
     const conversations = await explain(
-      q.listConversationsById(null, "conv-100", 21, {
-        tenantId: "tenant-3",
-        includeDeleted: false,
-      }),
+      q.listConversationsById({ tenantId: "tenant-3" }, "conv-100", 21, false),
     );
     expect(usesIndex(conversations, "idx_conv_tenant")).toBe(true);
     expect(nodes(conversations).some((n) => n["Node Type"] === "Sort")).toBe(false);
     const byUser = await explain(
-      q.listTraces({ userId: "user-4", includeDeleted: false }, null, 21),
+      q.listTraces({ userId: "user-4" }, { includeDeleted: false }, null, 21),
     );
     expect(usesIndex(byUser, "idx_tt_user")).toBe(true);
     expect(nodes(byUser).some((n) => n["Node Type"] === "Sort")).toBe(false);
     const byTenant = await explain(
-      q.listTraces({ tenantId: "tenant-1", includeDeleted: false }, null, 21),
+      q.listTraces({ tenantId: "tenant-1" }, { includeDeleted: false }, null, 21),
     );
     // A fifth of all traces: walking idx_tt_time (newest first) and filtering is as good a plan.
     expect(usesIndex(byTenant, "idx_tt_tenant") || usesIndex(byTenant, "idx_tt_time")).toBe(true);
@@ -208,7 +266,7 @@ describe("EXPLAIN of the hot queries", () => {
 
   it("the embedding queue pages through idx_msg_pending", async () => {
     const pending = { roles: ["user" as const, "assistant" as const], includeFlagged: false };
-    const plan = await explain(q.listPending(pending, "msg-1", 50));
+    const plan = await explain(q.listPending(ALL, pending, "msg-1", 50));
     expect(usesIndex(plan, "idx_msg_pending")).toBe(true);
     expect(nodes(plan).some((n) => n["Node Type"] === "Sort")).toBe(false);
   });
@@ -217,6 +275,8 @@ describe("EXPLAIN of the hot queries", () => {
     const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.readTraceByMessage}`, [
       "msg-5",
       false,
+      null,
+      null,
     ]);
     expect(usesIndex(rows[0]["QUERY PLAN"][0].Plan, "turn_traces_message_id_key")).toBe(true);
   });

@@ -95,6 +95,100 @@ describe("one round trip per contract call", () => {
     });
   }
 
+  it("a view's read by id is one statement, for its own records and another user's alike", async () => {
+    await store.storeConversation(conversation("v0"));
+    await store.storeMessages([message("v-m0", "v0", 1), message("v-m1", "v0", 2)]);
+    await store.storeTurnTrace(trace("t-view", "v-m1", "v0"));
+    const owner = store.forUser("u1");
+    const stranger = store.forUser("u2");
+    // Each read resolves to something for its owner and to nothing (null, [], an empty page) for
+    // a stranger, in one statement either way.
+    const reads: [string, (view: typeof owner) => Promise<unknown>][] = [
+      ["getConversation", (view) => view.getConversation("v0")],
+      ["getMessage", (view) => view.getMessage("v-m0")],
+      ["getImmediateContext", (view) => view.getImmediateContext("v0", 5)],
+      ["getTurnTraceByMessageId", (view) => view.getTurnTraceByMessageId("v-m1")],
+      ["getMessagesByConversationId", (view) => view.getMessagesByConversationId("v0")],
+    ];
+    const found = (r: unknown) =>
+      r !== null && (Array.isArray(r) ? r : ((r as { items?: unknown[] }).items ?? [r])).length > 0;
+    for (const [name, read] of reads) {
+      let result: unknown;
+      expect(await count(async () => (result = await read(owner))), name).toEqual(ONE);
+      expect(found(result), name).toBe(true);
+      expect(await count(async () => (result = await read(stranger))), name).toEqual(ONE);
+      expect(found(result), name).toBe(false);
+    }
+  });
+
+  it("a view's write by id of another user's record is one statement and changes nothing", async () => {
+    await store.storeConversation(conversation("theirs", "u2"));
+    await store.storeMessages([message("their-m", "theirs", 5, { userId: "u2" })]);
+    await store.storeTurnTrace(trace("their-t", "their-m", "theirs", { userId: "u2" }));
+    await store.softDeleteMessage("their-m");
+    await store.storeMessages([message("their-live", "theirs", 6, { userId: "u2" })]);
+    const before = await Promise.all([
+      store.getConversation("theirs", { includeDeleted: true }),
+      store.getMessagesByConversationId("theirs", { includeDeleted: true }),
+      store.getTurnTraceByMessageId("their-m", { includeDeleted: true }),
+    ]);
+    const view = store.forUser("u1");
+    const writes: [string, () => Promise<unknown>, unknown][] = [
+      [
+        "flagMessage",
+        () => view.flagMessage("their-live").catch((e: Error) => e.name),
+        "NotFoundError",
+      ],
+      ["softDeleteMessage", () => view.softDeleteMessage("their-live"), false],
+      ["restoreMessage", () => view.restoreMessage("their-m"), false],
+      ["deleteMessage", () => view.deleteMessage("their-live"), false],
+      ["softDeleteConversation", () => view.softDeleteConversation("theirs"), false],
+      ["restoreConversation", () => view.restoreConversation("theirs"), false],
+      ["deleteConversation", () => view.deleteConversation("theirs"), false],
+      [
+        "setEmbeddings",
+        () =>
+          view.setEmbeddings([
+            { id: "their-live", originalContent: "content of their-live", embedding: [1, 2] },
+          ]),
+        0,
+      ],
+    ];
+    for (const [name, write, expected] of writes) {
+      let result: unknown;
+      expect(await count(async () => (result = await write())), name).toEqual(ONE);
+      expect(result, name).toEqual(expected);
+    }
+    const after = await Promise.all([
+      store.getConversation("theirs", { includeDeleted: true }),
+      store.getMessagesByConversationId("theirs", { includeDeleted: true }),
+      store.getTurnTraceByMessageId("their-m", { includeDeleted: true }),
+    ]);
+    expect(after).toEqual(before);
+    // The same writes through the owner's view do change the records (so the counts above are
+    // of refusals, not of calls that never reached their record).
+    expect(await store.forUser("u2").softDeleteConversation("theirs")).toBe(true);
+  });
+
+  it("storeSessionMessages is one statement, also when it creates the conversation", async () => {
+    const turns = [
+      { role: "user" as const, content: "hi" },
+      { role: "assistant" as const, content: "hello" },
+    ];
+    expect(await count(() => store.storeSessionMessages("s-new", turns, { userId: "u1" }))).toEqual(
+      ONE,
+    );
+    expect(await count(() => store.storeSessionMessages("s-new", turns, { userId: "u1" }))).toEqual(
+      ONE,
+    );
+    expect((await store.loadSessionMessages("s-new")).map((m) => m.originalContent)).toEqual([
+      "hi",
+      "hello",
+      "hi",
+      "hello",
+    ]);
+  });
+
   it("no round trip at all for empty work", async () => {
     expect(await count(() => store.storeMessages([]))).toEqual({ statements: 0, checkouts: 0 });
     expect(await count(() => store.getImmediateContext("c1", 0))).toEqual({

@@ -55,8 +55,13 @@ function family(n: number): number[][] {
   ];
 }
 
+/** The store's statement for `query`, its user as the request's scope. */
+function searchOf({ userId, ...query }: SearchQuery, cubes: boolean) {
+  return q.search(userId === undefined ? {} : { userId }, query, cubes);
+}
+
 async function rowsOf(query: SearchQuery, cubes: boolean): Promise<[string, number | null][]> {
-  const statement = q.search(query, cubes);
+  const statement = searchOf(query, cubes);
   const { rows } = await client.query(statement.text, statement.values);
   return rows.map((r) => [r.id, r.score]);
 }
@@ -134,7 +139,7 @@ describe("cube prefilter", () => {
       await generic.query("SET plan_cache_mode = force_generic_plan");
       for (const [i, embedding] of family(1536).entries()) {
         const query = { embedding, userId: "u5", limit: 10, includeDeleted: false } as SearchQuery;
-        const statement = q.search(query, true);
+        const statement = searchOf(query, true);
         const { rows } = await generic.query({ name: "cube", ...statement });
         expect(
           rows.map((r) => [r.id, r.score]),

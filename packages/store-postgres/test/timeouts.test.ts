@@ -184,23 +184,23 @@ describe("query_timeout_ms: a call without an answer is cancelled on the server"
 describe("defaults and close()", () => {
   it("the store's own pool sets a 30 s statement_timeout and idle_in_transaction_session_timeout", async () => {
     const s: PostgresMessageStore = await store();
-    const { rows } = await s.pool.query(
+    const { rows } = await s.driver.pool.query(
       "SELECT current_setting('statement_timeout') AS st, current_setting('idle_in_transaction_session_timeout') AS it",
     );
     expect(rows[0]).toEqual({ st: "30s", it: "30s" });
-    expect((s.pool.options as pg.PoolConfig).query_timeout).toBeUndefined();
+    expect((s.driver.pool.options as pg.PoolConfig).query_timeout).toBeUndefined();
   });
 
   it("statement_timeout_ms: 0 sets no server-side timeout", async () => {
     const s = await store({ statement_timeout_ms: 0 });
-    const { rows } = await s.pool.query("SHOW statement_timeout");
+    const { rows } = await s.driver.pool.query("SHOW statement_timeout");
     expect(rows[0].statement_timeout).toBe("0");
   });
 
   it("close() against a partitioned server resolves within 2 s and leaves no socket open", async () => {
     const p = await proxy();
     const s = await openStore(p.url(db.url()), { pool_min: 3, pool_max: 3 });
-    const clients = await Promise.all([1, 2, 3].map(() => s.pool.connect()));
+    const clients = await Promise.all([1, 2, 3].map(() => s.driver.pool.connect()));
     const sockets = clients.map((c) => c.connection.stream);
     for (const c of clients) c.release();
     p.partition();

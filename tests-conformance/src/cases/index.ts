@@ -6,8 +6,8 @@ import {
 } from "./atomicity-cases.js";
 import type { ContractCase } from "./contract-case.js";
 import { noOrphans, survivesRestart } from "./durability-cases.js";
-import { ownersHoldEverywhere } from "./ownership-cases.js";
 import { pendingEmbeddingsTenant, staleEmbeddingCleared } from "./embedding-cases.js";
+import { ownersHoldEverywhere } from "./ownership-cases.js";
 import { sessionRace, sessionRetry } from "./session-cases.js";
 import { purgeBeforeExclusive, softDeleteStampBumped } from "./soft-delete-cases.js";
 import { traceBatchStopsAtRefusal } from "./trace-batch-cases.js";

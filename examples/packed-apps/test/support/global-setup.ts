@@ -28,6 +28,18 @@ export const PUBLISHED = [
 const ROOT = resolve(import.meta.dirname, "../../../..");
 
 /**
+ * pnpm, as a command: the pnpm running these tests when there is one (`pnpm test`), else
+ * `npx -y pnpm@10`. Not npx under pnpm: npm warns about each pnpm-only `npm_config_*` variable
+ * pnpm sets (three lines per call).
+ */
+function pnpmCommand(): [string, string[]] {
+  const running = process.env.npm_execpath;
+  return running !== undefined && /pnpm/.test(running)
+    ? [process.execPath, [running]]
+    : ["npx", ["-y", "pnpm@10"]];
+}
+
+/**
  * Packs every published package once with pnpm (which rewrites `workspace:` ranges as a release
  * does) and starts PostgreSQL for the applications that use it.
  */
@@ -36,7 +48,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const tarballs: Record<string, string> = {};
   for (const folder of PUBLISHED) {
     const before = new Set(readdirSync(dir));
-    execFileSync("npx", ["-y", "pnpm@10", "pack", "--pack-destination", dir], {
+    const [command, prefix] = pnpmCommand();
+    execFileSync(command, [...prefix, "pack", "--pack-destination", dir], {
       cwd: join(ROOT, folder),
       stdio: ["ignore", "ignore", "inherit"],
     });

@@ -9,7 +9,7 @@ import {
 } from "@message-store/core";
 import cliProgress from "cli-progress";
 import { UsageError } from "../cli-errors.js";
-import { formatCount, formatSeconds } from "../format/numbers.js";
+import { formatCount, formatCountOf, formatSeconds } from "../format/numbers.js";
 import { withStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
@@ -121,7 +121,7 @@ export async function embedCommand(
     if (options.user !== undefined) store = store.forUser(options.user);
     const total = await countPending(store, options);
     await writeLine(io.stdout, `store:   ${describeStore(config)}`);
-    await writeLine(io.stdout, `pending: ${formatCount(total)} messages to embed`);
+    await writeLine(io.stdout, `pending: ${formatCountOf(total, "message")} to embed`);
     const progress = progressReporter(io, total, options.tty);
     let result: EmbedProgress;
     try {
@@ -141,7 +141,7 @@ export async function embedCommand(
         : "";
     await writeLine(
       io.stdout,
-      `embedded ${formatCount(result.embedded)} messages${skipped} in ${formatSeconds((Date.now() - started) / 1000, true)}`,
+      `embedded ${formatCountOf(result.embedded, "message")}${skipped} in ${formatSeconds((Date.now() - started) / 1000, true)}`,
     );
   });
 }

@@ -2,6 +2,7 @@ import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import type { Conversation, MessageStore } from "@message-store/core";
+import { formatRecordCounts } from "../format/numbers.js";
 import { dataLine, type ExportCounts, footerLine, headerLine } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -90,7 +91,7 @@ export async function exportCommand(
     }
     await writeLine(
       io.stderr,
-      `exported ${counts.conversations} conversations, ${counts.messages} messages, ${counts.turnTraces} traces from ${describeStore(config)}${toFile ? ` to ${options.output}` : ""}`,
+      `exported ${formatRecordCounts(counts)} from ${describeStore(config)}${toFile ? ` to ${options.output}` : ""}`,
     );
   } finally {
     await store.close().catch(() => {});

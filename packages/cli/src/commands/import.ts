@@ -8,6 +8,7 @@ import type { MessageStore } from "@message-store/core";
 import { BatchWriter, type RecordSink } from "../batch-writer.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
 import { ExportValidator } from "../export-validator.js";
+import { formatRecordCounts } from "../format/numbers.js";
 import { type ExportCounts, NdjsonError, parseRecord, readLines } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -154,7 +155,7 @@ async function importChecked(
       }
       store = await openStore(config);
     }
-    const summary = `imported ${seen.conversations} conversations, ${seen.messages} messages, ${seen.turnTraces} traces into ${describeStore(config)}`;
+    const summary = `imported ${formatRecordCounts(seen)} into ${describeStore(config)}`;
     await writeLine(io.stderr, summary);
     failed = false;
     if (footer === null) {

@@ -1,7 +1,12 @@
 import type { MessageStore } from "@message-store/core";
 import { BatchWriter } from "../batch-writer.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
-import { formatCount, formatSeconds } from "../format/numbers.js";
+import {
+  formatCount,
+  formatCountOf,
+  formatRecordCounts,
+  formatSeconds,
+} from "../format/numbers.js";
 import { canonicalJson } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
@@ -38,9 +43,6 @@ interface Expected {
 
 const CONVERSATION_PAGE = 100;
 
-function conversations(n: number): string {
-  return `${formatCount(n)} conversation${n === 1 ? "" : "s"}`;
-}
 const VERIFY_CONCURRENCY = 8;
 
 async function countConversations(store: MessageStore): Promise<number> {
@@ -179,11 +181,14 @@ export async function migrateCommand(
     const seconds = (Date.now() - started) / 1000;
     await writeLine(
       io.stdout,
-      `copied ${formatCount(want.conversations)} conversations, ${formatCount(want.messages)} messages, ${formatCount(want.turnTraces)} traces in ${formatSeconds(seconds, true)}`,
+      `copied ${formatRecordCounts(want)} in ${formatSeconds(seconds, true)}`,
     );
     const { found, problems } = await verify(target, expected);
     const ratio = (k: keyof typeof found) => `${formatCount(found[k])}/${formatCount(want[k])}`;
-    const verdict = problems.length === 0 ? "OK" : `MISMATCH in ${conversations(problems.length)}`;
+    const verdict =
+      problems.length === 0
+        ? "OK"
+        : `MISMATCH in ${formatCountOf(problems.length, "conversation")}`;
     await writeLine(
       io.stdout,
       `verify: target holds ${ratio("conversations")} conversations, ${ratio("messages")} messages, ${ratio("turnTraces")} traces of the migrated ids: ${verdict}`,
@@ -192,7 +197,7 @@ export async function migrateCommand(
       for (const line of problems.slice(0, 20)) await writeLine(io.stdout, `  ${line}`);
       if (problems.length > 20) await writeLine(io.stdout, `  … and ${problems.length - 20} more`);
       throw new CommandFailedError(
-        `verification failed: the target differs from the source in ${conversations(problems.length)}`,
+        `verification failed: the target differs from the source in ${formatCountOf(problems.length, "conversation")}`,
       );
     }
   } finally {

@@ -1,5 +1,5 @@
 import type { MessageStore, TurnTrace } from "@message-store/core";
-import { formatCost, formatCount, formatMs } from "../format/numbers.js";
+import { formatCost, formatCount, formatCountOf, formatMs } from "../format/numbers.js";
 import { renderKeyValues, renderTable } from "../format/table.js";
 import { formatTimestamp } from "../format/time.js";
 import { withStore } from "../open-store.js";
@@ -125,7 +125,7 @@ export function renderStats(label: string, s: StoreStats): string {
     .join(", ");
   const overview = renderKeyValues([
     ["store", label],
-    ["conversations", `${formatCount(s.conversations)} (${formatCount(s.users)} users)`],
+    ["conversations", `${formatCount(s.conversations)} (${formatCountOf(s.users, "user")})`],
     ["messages", `${formatCount(s.messages)}${roles ? ` (${roles})` : ""}`],
     ["flagged messages", formatCount(s.flaggedMessages)],
     ["first message", s.firstMessageAt === null ? "-" : formatTimestamp(s.firstMessageAt)],

@@ -1,5 +1,5 @@
 import type { MessageStore, TurnTrace, UsageBucket } from "@message-store/core";
-import { formatCost, formatCount, formatMs } from "../format/numbers.js";
+import { formatCost, formatCount, formatCountOf, formatMs } from "../format/numbers.js";
 import { type Align, renderTable } from "../format/table.js";
 import { formatTimestamp } from "../format/time.js";
 import { withStore } from "../open-store.js";
@@ -118,7 +118,9 @@ async function render(store: MessageStore, o: TracesOptions): Promise<string> {
     const page = await store.queryTurnTraces({ ...filter, limit: o.limit });
     if (page.items.length === 0) return `${title}\nno turns in this window`;
     const more =
-      page.nextCursor === null ? "" : `\nnewest ${o.limit} turns shown; more with --limit`;
+      page.nextCursor === null
+        ? ""
+        : `\nnewest ${formatCountOf(o.limit, "turn")} shown; more with --limit`;
     return `${title}\n${turnTable(page.items)}${more}`;
   }
   const buckets = await store.summarizeUsage({ ...filter, bucket: o.by });

@@ -9,6 +9,24 @@ export function formatCount(n: number): string {
   return counts.format(n);
 }
 
+/** A count and its noun, singular for exactly one: `1 conversation`, `12,345 messages`. */
+export function formatCountOf(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** `1 conversation, 12 messages, 3 traces`: what an export, import or migration moved. */
+export function formatRecordCounts(counts: {
+  conversations: number;
+  messages: number;
+  turnTraces: number;
+}): string {
+  return [
+    formatCountOf(counts.conversations, "conversation"),
+    formatCountOf(counts.messages, "message"),
+    formatCountOf(counts.turnTraces, "trace"),
+  ].join(", ");
+}
+
 /** Milliseconds for a table: `850 ms`, `1.85 s`, `2m 05s`. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -26,8 +44,14 @@ export function formatSeconds(seconds: number, tenths = false): string {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** US dollars: `$0.0123` (4 decimals below a dollar, else 2). */
+/**
+ * US dollars: `$12.50` from a dollar up; below, at least 4 decimals and at least 2 significant
+ * digits (`$0.0123`, `$0.00012`, `$0.000012`), so a tiny cost never reads as zero.
+ */
 export function formatCost(usd: number): string {
   if (usd === 0) return "$0";
-  return usd < 1 ? `$${usd.toFixed(4)}` : `$${dollars.format(usd)}`;
+  const size = Math.abs(usd);
+  if (size >= 1) return `${usd < 0 ? "-" : ""}$${dollars.format(size)}`;
+  const decimals = Math.min(20, Math.max(4, 1 - Math.floor(Math.log10(size))));
+  return `${usd < 0 ? "-" : ""}$${size.toFixed(decimals)}`;
 }

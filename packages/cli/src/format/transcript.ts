@@ -1,6 +1,6 @@
 import type { Conversation, Message, TurnTrace } from "@message-store/core";
 import { canonicalJson } from "../ndjson.js";
-import { formatCost, formatCount, formatMs } from "./numbers.js";
+import { formatCost, formatCount, formatCountOf, formatMs } from "./numbers.js";
 import { formatDate, formatTime, formatTimestamp } from "./time.js";
 import { visible } from "./visible.js";
 
@@ -26,10 +26,6 @@ function json(value: unknown, max: number): string {
   return clip(typeof value === "string" ? value : canonicalJson(value), max);
 }
 
-function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
-}
-
 /** One line of totals for a turn: tokens, LLM calls, tool runs, latency, cost, errors. */
 export function traceSummary(t: TurnTrace): string {
   const prompt = t.llmCalls.reduce((s, c) => s + c.promptTokens, 0);
@@ -37,16 +33,17 @@ export function traceSummary(t: TurnTrace): string {
   const cost = t.llmCalls.reduce((s, c) => s + (c.costUsd ?? 0), 0);
   const models = [...new Set(t.llmCalls.map((c) => c.model))];
   const parts = [
-    `${formatCount(t.totalTokens)} tokens` +
+    formatCountOf(t.totalTokens, "token") +
       (prompt + completion > 0
         ? ` (${formatCount(prompt)} prompt + ${formatCount(completion)} completion)`
         : ""),
-    plural(t.llmCalls.length, "LLM call") + (models.length > 0 ? ` (${models.join(", ")})` : ""),
-    ...(t.toolTraces.length > 0 ? [plural(t.toolTraces.length, "tool run")] : []),
+    formatCountOf(t.llmCalls.length, "LLM call") +
+      (models.length > 0 ? ` (${models.join(", ")})` : ""),
+    ...(t.toolTraces.length > 0 ? [formatCountOf(t.toolTraces.length, "tool run")] : []),
     formatMs(t.totalLatencyMs),
   ];
   if (cost > 0) parts.push(formatCost(cost));
-  if (t.errors.length > 0) parts.push(plural(t.errors.length, "error"));
+  if (t.errors.length > 0) parts.push(formatCountOf(t.errors.length, "error"));
   return `${MARKERS.trace} turn: ${parts.join(" · ")}`;
 }
 
@@ -58,7 +55,7 @@ function header(c: Conversation, messageCount: number): string[] {
     `status ${c.status}`,
     `created ${formatTimestamp(c.createdAt)}`,
     ...(c.deletedAt === null ? [] : [`${MARKERS.deleted} deleted ${formatTimestamp(c.deletedAt)}`]),
-    plural(messageCount, "message"),
+    formatCountOf(messageCount, "message"),
     ...(c.tags.length > 0 ? [`tags: ${c.tags.join(", ")}`] : []),
   ];
   return [

@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
 
 /** A fresh random token for the printed URL (192 bits, URL-safe). */
 export function newToken(): string {
@@ -36,29 +35,24 @@ function refuse(status: 401 | 403, code: string, message: string, api: boolean):
 }
 
 /**
- * Every request must carry the token: as `?token=` (the printed URL), as the cookie a page load
- * with `?token=` sets (HttpOnly, SameSite=Strict), or as `Authorization: Bearer <token>`.
- * A page load with a valid `?token=` is redirected to the same URL without it. Anything else is
- * 401; a `Host` other than 127.0.0.1 / localhost is 403.
+ * Every request must name 127.0.0.1 or localhost as its `Host` (else 403), and every API request
+ * must carry the token as `Authorization: Bearer <token>` (else 401).
+ *
+ * No cookie and no query parameter carry it: browsers send a cookie to every port of a host, so
+ * any other server on 127.0.0.1 would receive it. The printed URL holds the token in its fragment
+ * (`/#token=…`), which never leaves the browser; the page keeps it in its origin's storage, which
+ * is bound to the port, and sends it as the header. The page and its assets hold no data: they
+ * are served without the token.
  */
-export function requireToken(token: string, cookieName: string): MiddlewareHandler {
+export function requireToken(token: string): MiddlewareHandler {
   return async (c, next) => {
     const api = c.req.path.startsWith("/api/");
     if (!LOCAL_HOSTS.has(hostnameOf(c.req.header("host")) ?? "")) {
       return refuse(403, "FORBIDDEN_HOST", "the studio answers on 127.0.0.1 only", api);
     }
-    const fromQuery = c.req.query("token");
+    if (!api) return next();
     const bearer = /^Bearer (.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (sameToken(fromQuery, token)) {
-      setCookie(c, cookieName, token, { httpOnly: true, sameSite: "Strict", path: "/" });
-      if (!api && c.req.method === "GET") {
-        const url = new URL(c.req.url);
-        url.searchParams.delete("token");
-        return c.redirect(`${url.pathname}${url.search}`, 303);
-      }
-      return next();
-    }
-    if (sameToken(bearer, token) || sameToken(getCookie(c, cookieName), token)) return next();
+    if (sameToken(bearer, token)) return next();
     return refuse(
       401,
       "UNAUTHORIZED",

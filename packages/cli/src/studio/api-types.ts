@@ -22,6 +22,8 @@ export interface StudioInfo {
    * of a conversation with `--allow-writes`).
    */
   features: { textSearch: boolean; softDelete: boolean };
+  /** What the library's `compress: true` means (core's defaults): the context view starts there. */
+  compressDefaults: { maxChars: number; keepChars: number };
 }
 
 /** How a conversation list is ordered (it depends on the filter; see `GET /api/conversations`). */
@@ -65,6 +67,7 @@ export interface TranscriptPage {
 /** `GET /api/conversations/:id/context`: the context window, compressed and whole. */
 export interface ContextWindow {
   n: number;
+  /** The compression applied (the defaults filled in), or `null` with `compress=false`. */
   compress: { maxChars: number; keepChars: number } | null;
   /** What `getImmediateContext(id, n, { compress })` returns. */
   context: MessageView[];

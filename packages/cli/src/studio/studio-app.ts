@@ -18,10 +18,8 @@ import type { ApiError } from "./api-types.js";
 import type { StudioDeps } from "./studio-deps.js";
 
 export interface StudioAppOptions extends StudioDeps {
-  /** Every request must carry it (see `requireToken`). */
+  /** Every API request must carry it (see `requireToken`). */
   token: string;
-  /** Name of the cookie holding the token (per port, so two studios do not clash). */
-  cookieName: string;
   /** Folder of the built page (`dist/studio`). */
   assetsDir: string;
 }
@@ -58,7 +56,7 @@ export function createStudioApp(options: StudioAppOptions): Hono {
       strictTransportSecurity: false,
     }),
   );
-  app.use(requireToken(options.token, options.cookieName));
+  app.use(requireToken(options.token));
   app.use("/api/*", csrf(), async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");

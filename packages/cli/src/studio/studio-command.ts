@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import type { Hono } from "hono";
+import { DEFAULT_KEEP_CHARS, DEFAULT_MAX_CHARS } from "@message-store/core";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
@@ -50,16 +50,11 @@ export async function studioCommand(
         textSearch: store.capabilities.textSearch === true,
         softDelete: store.capabilities.softDelete === true,
       },
+      compressDefaults: { maxChars: DEFAULT_MAX_CHARS, keepChars: DEFAULT_KEEP_CHARS },
     };
     const assetsDir = fileURLToPath(new URL("./studio", import.meta.url));
-    // The app needs the port (the cookie is named after it), known once the server listens.
-    let app: Hono | undefined;
-    const server = serve({
-      fetch: (request, env) =>
-        app ? app.fetch(request, env) : new Response("starting", { status: 503 }),
-      hostname: STUDIO_HOST,
-      port: options.port,
-    });
+    const app = createStudioApp({ store, info, token, assetsDir });
+    const server = serve({ fetch: app.fetch, hostname: STUDIO_HOST, port: options.port });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.once("listening", () => {
@@ -69,18 +64,11 @@ export async function studioCommand(
     });
     const address = server.address();
     const port = address !== null && typeof address === "object" ? address.port : options.port;
-    app = createStudioApp({
-      store,
-      info,
-      token,
-      assetsDir,
-      cookieName: `message_store_studio_${port}`,
-    });
     await writeLine(
       io.stdout,
       [
         `studio for ${info.store} (${options.allowWrites ? "writes allowed" : "read-only"})`,
-        `open http://${STUDIO_HOST}:${port}/?token=${token}`,
+        `open http://${STUDIO_HOST}:${port}/#token=${token}`,
         "Ctrl-C stops it.",
       ].join("\n"),
     );

@@ -1,5 +1,5 @@
 // The same numbers as the command line's tables.
-export { formatCost, formatCount, formatMs } from "../../src/format/numbers.js";
+export { formatCost, formatCount, formatCountOf, formatMs } from "../../src/format/numbers.js";
 
 /** `2026-11-20 12:00:29` (UTC). */
 export function formatTime(ms: number): string {

@@ -11,6 +11,9 @@ import { TurnPage } from "./pages/TurnPage.js";
 import { TurnsPage } from "./pages/TurnsPage.js";
 import { UsagePage } from "./pages/UsagePage.js";
 import "./styles.css";
+import { adoptTokenFromUrl } from "./token.js";
+
+adoptTokenFromUrl();
 
 const router = createBrowserRouter([
   {

@@ -152,14 +152,12 @@ describe.each(STUDIO_BACKENDS)("studio text search and soft delete on $name", (b
 
   it("writes allowed: a cross-site form POST is refused (CSRF), and only JSON is accepted", async () => {
     const target = seed.conversations[5]!.id;
-    const cookie = (await fetch(writable.url, { redirect: "manual" })).headers
-      .get("set-cookie")!
-      .split(";")[0]!;
+    const auth = `Bearer ${writable.token}`;
     const path = `${writable.origin}/api/actions/conversations/${target}/delete`;
     const forged = await fetch(path, {
       method: "POST",
       headers: {
-        Cookie: cookie,
+        Authorization: auth,
         Origin: "http://evil.example",
         "Sec-Fetch-Site": "cross-site",
         "Content-Type": "application/x-www-form-urlencoded",
@@ -169,7 +167,7 @@ describe.each(STUDIO_BACKENDS)("studio text search and soft delete on $name", (b
     expect(forged.status).toBe(403);
     const notJson = await fetch(path, {
       method: "POST",
-      headers: { Cookie: cookie, "Content-Type": "application/xml" },
+      headers: { Authorization: auth, "Content-Type": "application/xml" },
       body: "{}",
     });
     expect(notJson.status).toBe(415);

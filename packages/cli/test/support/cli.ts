@@ -7,7 +7,7 @@ import { inject } from "vitest";
 import { makeDataset } from "./make-dataset.mjs";
 
 /** The built binary under test. */
-export const CLI = resolve(import.meta.dirname, "../../dist/index.js");
+export const CLI = resolve(import.meta.dirname, "../../bin/message-store.js");
 
 export interface CliResult {
   code: number | null;

@@ -9,7 +9,7 @@ import { type StudioSeed, seedStudioStore } from "./studio-seed.js";
 
 /** A running `message-store studio` child and what it printed. */
 export interface RunningStudio {
-  /** The printed URL, token included. */
+  /** The printed URL, token included (in its fragment: `/#token=…`). */
   url: string;
   origin: string;
   token: string;
@@ -54,7 +54,7 @@ export async function startStudio(
   return {
     url,
     origin: parsed.origin,
-    token: parsed.searchParams.get("token")!,
+    token: new URLSearchParams(parsed.hash.slice(1)).get("token")!,
     output: () => stdout + stderr,
     child,
     stop: () => {

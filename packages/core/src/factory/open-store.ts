@@ -1,15 +1,36 @@
 import { ConfigurationError, isMessageStoreError } from "../errors.js";
+import { closestName } from "./closest-name.js";
 import { adapterPackageName, importAdapterPackage } from "./load-adapter.js";
 import { findStorageAdapter, registeredStorageNames } from "./storage-registry.js";
 
+/** The storages of this project's adapter packages, offered for a misspelt name. */
+const BUILT_IN_STORAGES = ["json", "postgres", "mongodb"];
+
+/** How to get the adapter of a package registered: install the package, and import it in a bundle. */
+function installHint(packageName: string | null): string {
+  return packageName
+    ? ` Either its package is not installed (\`npm install ${packageName}\`), or it is installed but was not imported: a bundled application must import the adapter itself (\`import "${packageName}"\`) before calling initialize.`
+    : " Import the adapter package that provides it before calling initialize.";
+}
+
+/**
+ * The error for a `storage` no adapter is registered under. A likely typo of a registered or
+ * built-in name (`postgress`) is answered with that name, not with a package to install.
+ */
 function unknownStorage(storage: string, packageName: string | null): ConfigurationError {
   const registered = registeredStorageNames();
   const known = registered.length > 0 ? registered.join(", ") : "none";
-  const install = packageName
-    ? ` Either its package is not installed (\`npm install ${packageName}\`), or it is installed but was not imported: a bundled application must import the adapter itself (\`import "${packageName}"\`) before calling initialize.`
-    : " Import the adapter package that provides it before calling initialize.";
+  const unknown = `unknown storage ${JSON.stringify(storage)}: no adapter is registered under that name (registered: ${known}).`;
+  const suggestion = closestName(storage, new Set([...registered, ...BUILT_IN_STORAGES]));
+  if (suggestion === null) return new ConfigurationError(`${unknown}${installHint(packageName)}`);
+  const ready = findStorageAdapter(suggestion) !== undefined;
+  const suggested = adapterPackageName(suggestion);
   return new ConfigurationError(
-    `unknown storage ${JSON.stringify(storage)}: no adapter is registered under that name (registered: ${known}).${install}`,
+    `${unknown} Did you mean ${JSON.stringify(suggestion)}?${
+      ready || suggested === null
+        ? ""
+        : ` Its adapter is the package ${suggested} (\`npm install ${suggested}\`; a bundled application imports it: \`import "${suggested}"\`).`
+    }`,
   );
 }
 

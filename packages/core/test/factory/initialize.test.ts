@@ -38,6 +38,29 @@ describe("MessageStore.initialize: an unknown storage", () => {
     expect(error.message).toMatch(/registered: [^)]*memory-listed/);
   });
 
+  it.each([
+    ["postgress", "postgres"],
+    ["Postgres", "postgres"],
+    ["mongo", "mongodb"],
+    ["jsno", "json"],
+  ])(
+    "answers the typo %s with the built-in name %s, not a package to install",
+    async (typo, name) => {
+      const error = await configError({ storage: typo });
+      expect(error.message).toContain(`unknown storage "${typo}"`);
+      expect(error.message).toContain(`Did you mean "${name}"?`);
+      expect(error.message).toContain(`npm install @message-store/${name}`);
+      expect(error.message).not.toMatch(new RegExp(`@message-store/${typo}\\b(?!-)`));
+    },
+  );
+
+  it("answers a typo of a registered name with it, with nothing to install", async () => {
+    registerStorage({ name: "acme-vault", open: async () => recordingStore() });
+    const error = await configError({ storage: "acme-valut" });
+    expect(error.message).toContain('Did you mean "acme-vault"?');
+    expect(error.message).not.toContain("npm install");
+  });
+
   it("names no package for a name that cannot be one", async () => {
     const error = await configError({ storage: "Not A Package" });
     expect(error.message).not.toContain("npm install");

@@ -63,15 +63,3 @@ export function raiseMoved(message: string, conversation: string, current: strin
       DETAIL = jsonb_build_object('message', ${message}, 'conversation', ${conversation},
                                   'current', ${current})::text;`;
 }
-
-/**
- * Finds into `bad` a message of the batch `p_batch` whose id is stored in another conversation
- * (every partition is probed), or leaves it not `FOUND`.
- */
-export function findMovedMessage(s: string): string {
-  return `SELECT x.id, x."conversationId" AS conversation_id, m.conversation_id AS current INTO bad
-      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
-      JOIN ${s}.messages m ON m.id = x.id
-     WHERE m.conversation_id <> x."conversationId"
-     LIMIT 1;`;
-}

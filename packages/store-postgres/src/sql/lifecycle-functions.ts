@@ -8,6 +8,18 @@ import { raiseRule } from "./sqlstates.js";
  * its check and its write. Installed with the other functions (see `functionsSql`).
  */
 
+/**
+ * The scope of a by-id call as a condition on the record `t`: the function's `p_user_id` and
+ * `p_tenant_id`, each NULL for no condition. A record outside it is absent for the call.
+ */
+function inScope(t: string): string {
+  return `(p_user_id IS NULL OR ${t}.user_id = p_user_id)
+     AND (p_tenant_id IS NULL OR ${t}.tenant_id = p_tenant_id)`;
+}
+
+/** The scope's parameters, last in the by-id functions' signatures. */
+const SCOPE_PARAMETERS = "p_user_id text, p_tenant_id text";
+
 /** The names of these functions. */
 export const LIFECYCLE_FUNCTION_NAMES = [
   "ms_soft_delete_conversation",
@@ -19,19 +31,21 @@ export const LIFECYCLE_FUNCTION_NAMES = [
 ] as const;
 
 /**
- * `ms_soft_delete_conversation(id, at)`: stamps the live conversation and its live messages and
- * traces with `max(at, 1 + the greatest stamp already inside)`, so that a restore can tell what
- * was deleted with it. False when absent or already soft-deleted.
+ * `ms_soft_delete_conversation(id, at, user_id, tenant_id)`: stamps the live conversation (in the
+ * scope) and its live messages and traces with `max(at, 1 + the greatest stamp already inside)`,
+ * so that a restore can tell what was deleted with it. False when absent, out of the scope or
+ * already soft-deleted.
  */
 function softDeleteConversation(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_conversation(p_id text, p_at bigint)
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_conversation(
+  p_id text, p_at bigint, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
   current_stamp bigint;
   stamp bigint;
 BEGIN
-  SELECT c.deleted_at INTO current_stamp FROM ${s}.conversations c WHERE c.id = p_id
-     FOR NO KEY UPDATE;
+  SELECT c.deleted_at INTO current_stamp FROM ${s}.conversations c
+   WHERE c.id = p_id AND ${inScope("c")} FOR NO KEY UPDATE;
   IF NOT FOUND OR current_stamp IS NOT NULL THEN
     RETURN false;
   END IF;
@@ -50,14 +64,18 @@ END
 $fn$;`;
 }
 
-/** `ms_restore_conversation(id)`: clears the stamp on it and on what carries the same stamp. */
+/**
+ * `ms_restore_conversation(id, user_id, tenant_id)`: clears the stamp on it (in the scope) and on
+ * what carries the same stamp.
+ */
 function restoreConversation(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_conversation(p_id text)
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_conversation(p_id text, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
   stamp bigint;
 BEGIN
-  SELECT c.deleted_at INTO stamp FROM ${s}.conversations c WHERE c.id = p_id FOR NO KEY UPDATE;
+  SELECT c.deleted_at INTO stamp FROM ${s}.conversations c
+   WHERE c.id = p_id AND ${inScope("c")} FOR NO KEY UPDATE;
   IF stamp IS NULL THEN
     RETURN false;
   END IF;
@@ -71,16 +89,20 @@ END
 $fn$;`;
 }
 
-/** `ms_soft_delete_message(id, at)`: stamps the live message and its live trace. */
+/**
+ * `ms_soft_delete_message(id, at, user_id, tenant_id)`: stamps the live message (in the scope, by
+ * its own owners) and its live trace.
+ */
 function softDeleteMessage(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_message(p_id text, p_at bigint)
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_message(
+  p_id text, p_at bigint, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
   target record;
 BEGIN
   SELECT m.deleted_at INTO target
     FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_id FOR NO KEY UPDATE OF c;
+   WHERE m.id = p_id AND ${inScope("m")} FOR NO KEY UPDATE OF c;
   IF NOT FOUND OR target.deleted_at IS NOT NULL THEN
     RETURN false;
   END IF;
@@ -92,18 +114,18 @@ $fn$;`;
 }
 
 /**
- * `ms_restore_message(id)`: clears the stamp on the message and on its trace if deleted with it;
- * refused (MS003) while the conversation is soft-deleted.
+ * `ms_restore_message(id, user_id, tenant_id)`: clears the stamp on the message (in the scope)
+ * and on its trace if deleted with it; refused (MS003) while the conversation is soft-deleted.
  */
 function restoreMessage(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_message(p_id text)
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_message(p_id text, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
   target record;
 BEGIN
   SELECT m.deleted_at, m.conversation_id, c.deleted_at AS conversation_deleted_at INTO target
     FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_id FOR NO KEY UPDATE OF c;
+   WHERE m.id = p_id AND ${inScope("m")} FOR NO KEY UPDATE OF c;
   IF NOT FOUND OR target.deleted_at IS NULL THEN
     RETURN false;
   END IF;
@@ -147,8 +169,6 @@ const COUNTS = `RETURNS TABLE (deleted_conversations bigint, deleted_messages bi
  * everything in them, then messages with their traces, then traces; exact counts.
  */
 function purgeDeleted(s: string): string {
-  const scope = (t: string) =>
-    `(p_user_id IS NULL OR ${t}.user_id = p_user_id) AND (p_tenant_id IS NULL OR ${t}.tenant_id = p_tenant_id)`;
   return `CREATE OR REPLACE FUNCTION ${s}.ms_purge_deleted(p_before bigint, p_user_id text, p_tenant_id text)
 ${COUNTS}
 LANGUAGE plpgsql AS $fn$
@@ -159,17 +179,17 @@ DECLARE
   n_msg bigint;
   n_tt bigint;
 BEGIN
-  ${lockConversations(s, `c.deleted_at < p_before AND ${scope("c")}`)}
+  ${lockConversations(s, `c.deleted_at < p_before AND ${inScope("c")}`)}
   ${deleteConversations(s)}
   SELECT coalesce(array_agg(m.id), '{}') INTO ids FROM ${s}.messages m
-   WHERE m.deleted_at < p_before AND ${scope("m")};
+   WHERE m.deleted_at < p_before AND ${inScope("m")};
   DELETE FROM ${s}.turn_traces t WHERE t.message_id = ANY (ids);
   GET DIAGNOSTICS n = ROW_COUNT;
   n_tt := n_tt + n;
   DELETE FROM ${s}.messages m WHERE m.id = ANY (ids);
   GET DIAGNOSTICS n = ROW_COUNT;
   n_msg := n_msg + n;
-  DELETE FROM ${s}.turn_traces t WHERE t.deleted_at < p_before AND ${scope("t")};
+  DELETE FROM ${s}.turn_traces t WHERE t.deleted_at < p_before AND ${inScope("t")};
   GET DIAGNOSTICS n = ROW_COUNT;
   n_tt := n_tt + n;
   RETURN QUERY SELECT n_conv, n_msg, n_tt;

@@ -1,22 +1,23 @@
-import type {
-  ConversationFilter,
-  PendingEmbeddingsFilter,
-  SearchQuery,
-  TurnTraceFilter,
-  UsageQuery,
-} from "@message-store/core";
-import type { ConversationKey, MessageKey, TraceKey } from "@message-store/core/adapter";
-import { encodeText, toJsonParam } from "../nul-codec.js";
+import type { PendingEmbeddingsFilter, Scope } from "@message-store/core";
+import type { ConversationKey, MessageKey } from "@message-store/core/adapter";
+import { encodeText } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
 import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
-import { searchStatement, vectorSearchStatement } from "./search-queries.js";
+import { ownedBy, ownerConditions, scopeParams } from "./scope-conditions.js";
+import { type SearchRequest, searchStatement, vectorSearchStatement } from "./search-queries.js";
+import { refuse } from "./sqlstates.js";
+import { traceQueries } from "./trace-queries.js";
 
 /**
  * Every DML statement, parameterised. Each contract call sends exactly one of these (one round
  * trip). Dynamic statements (filters, paging) are assembled from fixed fragments; values only
  * ever travel as parameters.
+ *
+ * The request's scope travels inside the statement (see `scope-conditions.ts`): a by-id statement
+ * takes the scope's user and tenant as its last two parameters, and the dynamic ones add a
+ * condition per owner the scope names.
  */
 
 // Rows come back keyed by the models' field names (see `selectList`).
@@ -33,9 +34,10 @@ export function createQueries(schema: string) {
 
   return {
     /**
-     * Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`, or
-     * no row when the conversation exists with another owner or `deletedAt` (the conflict's
-     * `WHERE`, so a racing create by another user is refused, never taken over).
+     * Upsert; keeps `last_message_at`; returns the row with the generated `last_activity_at`.
+     * The conflict's `WHERE` refuses (MS003, see `refuse`) a conversation stored with another
+     * owner (first) or `deletedAt`, so a racing create by another user is refused, never taken
+     * over, and the refusal says which rule it broke without a second statement.
      */
     upsertConversation: `INSERT INTO ${conversations} AS c (
   ${columnList(CONVERSATION_WRITE)})
@@ -43,26 +45,28 @@ VALUES (
   ${placeholders(CONVERSATION_WRITE)})
 ON CONFLICT (id) DO UPDATE SET
   ${setList(CONVERSATION_WRITE)}
-WHERE c.user_id = EXCLUDED.user_id AND c.tenant_id IS NOT DISTINCT FROM EXCLUDED.tenant_id
-  AND c.deleted_at IS NOT DISTINCT FROM EXCLUDED.deleted_at
+WHERE CASE
+  WHEN c.user_id <> EXCLUDED.user_id OR c.tenant_id IS DISTINCT FROM EXCLUDED.tenant_id
+    THEN ${refuse(s, "'conversation_owner'", { conversation: "c.id" })}
+  WHEN c.deleted_at IS DISTINCT FROM EXCLUDED.deleted_at
+    THEN ${refuse(s, "'conversation_deleted_at'", { conversation: "c.id" })}
+  ELSE true END
 RETURNING ${CONVERSATION_COLUMNS}`,
 
-    /** `$2`: include a soft-deleted one. */
+    /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readConversation: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations}
- WHERE id = $1 AND ($2 OR deleted_at IS NULL)`,
+ WHERE id = $1 AND ($2 OR deleted_at IS NULL)
+   AND ${ownedBy("$3", "$4")}`,
 
-    /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity`. */
+    /** `(last_activity_at desc, id asc)` keyset over `idx_conv_user_activity` (a user's scope). */
     listConversations(
-      userId: string,
+      scope: Scope & { userId: string },
       after: ConversationKey | null,
       take: number | null,
-      filter: ConversationFilter,
+      includeDeleted: boolean,
     ) {
       const p = new Params();
-      let where = [
-        `user_id = ${p.add(encodeText(userId))}`,
-        ...conversationConditions(filter, p),
-      ].join(" AND ");
+      let where = conversationConditions(scope, includeDeleted, p).join(" AND ");
       if (after) {
         const at = p.add(after.lastActivityAt);
         // The redundant `<=` bound gives the index scan its start; the OR breaks the tie by id.
@@ -81,14 +85,13 @@ ORDER BY last_activity_at DESC, id LIMIT ${p.add(take)}`,
      * or one user's rows sorted.
      */
     listConversationsById(
-      userId: string | null,
+      scope: Scope,
       after: string | null,
       take: number | null,
-      filter: ConversationFilter,
+      includeDeleted: boolean,
     ) {
       const p = new Params();
-      const where = conversationConditions(filter, p);
-      if (userId !== null) where.push(`user_id = ${p.add(encodeText(userId))}`);
+      const where = conversationConditions(scope, includeDeleted, p);
       if (after !== null) where.push(`id > ${p.add(encodeText(after))}`);
       return {
         text: `SELECT ${CONVERSATION_COLUMNS} FROM ${conversations}${whereClause(where)}
@@ -97,46 +100,54 @@ ORDER BY id LIMIT ${p.add(take)}`,
       };
     },
 
-    /** Cascades to messages and traces through the foreign keys. */
-    deleteConversation: `DELETE FROM ${conversations} WHERE id = $1`,
+    /** Cascades to messages and traces through the foreign keys. `$2`, `$3`: the scope. */
+    deleteConversation: `DELETE FROM ${conversations} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
     /**
-     * The whole batch as one JSONB parameter, and the conversation to create first (or NULL);
-     * see `ms_put_messages` in functions.ts.
+     * The whole batch as one JSONB parameter; for `storeSessionMessages`, the conversation to
+     * create if missing and the call's `now` (else NULLs); see `ms_put_messages` in
+     * message-functions.ts.
      */
-    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb, $2::jsonb) AS stored`,
+    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb, $2::jsonb, $3::bigint) AS stored`,
 
-    /** One message as a JSONB object; see `ms_put_message` in functions.ts. */
+    /** One message as a JSONB object; see `ms_put_message` in message-functions.ts. */
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
 
-    /** `$2`: include a soft-deleted one. */
+    /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}
- WHERE id = $1 AND ($2 OR deleted_at IS NULL)`,
+ WHERE id = $1 AND ($2 OR deleted_at IS NULL)
+   AND ${ownedBy("$3", "$4")}`,
 
-    /** The message's trace goes with it (`ON DELETE CASCADE`). */
-    deleteMessage: `DELETE FROM ${messages} WHERE id = $1`,
+    /** The message's trace goes with it (`ON DELETE CASCADE`). `$2`, `$3`: the scope. */
+    deleteMessage: `DELETE FROM ${messages} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
+    /** `$3`, `$4`: the scope. */
     flagMessage: `UPDATE ${messages} SET is_flagged = $2 WHERE id = $1 AND deleted_at IS NULL
+   AND ${ownedBy("$3", "$4")}
 RETURNING ${MESSAGE_COLUMNS}`,
 
-    softDeleteConversation: `SELECT ${s}.ms_soft_delete_conversation($1, $2) AS done`,
-    restoreConversation: `SELECT ${s}.ms_restore_conversation($1) AS done`,
-    softDeleteMessage: `SELECT ${s}.ms_soft_delete_message($1, $2) AS done`,
-    restoreMessage: `SELECT ${s}.ms_restore_message($1) AS done`,
+    /** The last two parameters of each: the scope (see lifecycle-functions.ts). */
+    softDeleteConversation: `SELECT ${s}.ms_soft_delete_conversation($1, $2, $3, $4) AS done`,
+    restoreConversation: `SELECT ${s}.ms_restore_conversation($1, $2, $3) AS done`,
+    softDeleteMessage: `SELECT ${s}.ms_soft_delete_message($1, $2, $3, $4) AS done`,
+    restoreMessage: `SELECT ${s}.ms_restore_message($1, $2, $3) AS done`,
 
     /** `$2`, `$3`: the scope's user and tenant, or NULL. */
     purgeDeleted: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
   FROM ${s}.ms_purge_deleted($1, $2, $3)`,
 
-    /** `(timestamp, seq)` keyset over `idx_msg_conv`. */
+    /** `(timestamp, seq)` keyset over `idx_msg_conv`; the scope on each message's owners. */
     listMessages(
+      scope: Scope,
       conversationId: string,
       after: MessageKey | null,
       take: number | null,
       includeDeleted: boolean,
     ) {
       const p = new Params();
-      let where = `conversation_id = ${p.add(encodeText(conversationId))}`;
+      const [user, tenant] = scopeParams(scope);
+      let where = `conversation_id = ${p.add(encodeText(conversationId))}
+   AND ${ownedBy(p.add(user), p.add(tenant))}`;
       if (!includeDeleted) where += " AND deleted_at IS NULL";
       if (after)
         where += ` AND ("timestamp", seq) > (${p.add(after.timestamp)}, ${p.add(after.sequence)})`;
@@ -147,78 +158,39 @@ ORDER BY "timestamp", seq LIMIT ${p.add(take)}`,
       };
     },
 
-    /** The flip query: newest n non-flagged rows backwards through `idx_msg_conv`, re-sorted. */
+    /**
+     * The flip query: newest n non-flagged rows backwards through `idx_msg_conv`, re-sorted.
+     * `$3`, `$4`: the scope, on each message's owners.
+     */
     immediateContext: `SELECT ${fieldNames(MESSAGE)} FROM (
   SELECT ${MESSAGE_COLUMNS}, seq FROM ${messages}
    WHERE conversation_id = $1 AND NOT is_flagged AND deleted_at IS NULL
+     AND ${ownedBy("$3", "$4")}
    ORDER BY "timestamp" DESC, seq DESC LIMIT $2
 ) newest ORDER BY "timestamp", seq`,
 
     /**
-     * Writes the trace only if its message exists in its conversation; reports what it found, so
-     * a refusal costs no second query. Unique `message_id` still raises 23505. See
-     * `ms_put_turn_trace` in functions.ts.
+     * One trace: writes it only if its message exists in its conversation, else says why
+     * (MS003). Unique `message_id` still raises 23505. See `ms_put_turn_trace` in
+     * trace-function.ts.
      */
-    upsertTrace: `SELECT message_conversation_id, written, stored_user_id, stored_tenant_id
-  FROM ${s}.ms_put_turn_trace(
+    upsertTrace: `SELECT stored_user_id, stored_tenant_id FROM ${s}.ms_put_turn_trace(
   ${placeholders(TURN_TRACE)})`,
 
-    /** `$2`: include a soft-deleted one. */
+    /** A batch of traces as one JSONB array; see `ms_put_turn_traces` in trace-batch-function.ts. */
+    putTraces: `SELECT ${s}.ms_put_turn_traces($1::jsonb) AS stored`,
+
+    /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope, on the trace's owners. */
     readTraceByMessage: `SELECT ${TRACE_COLUMNS} FROM ${traces}
- WHERE message_id = $1 AND ($2 OR deleted_at IS NULL)`,
+ WHERE message_id = $1 AND ($2 OR deleted_at IS NULL)
+   AND ${ownedBy("$3", "$4")}`,
+
+    ...traceQueries(s),
 
     /**
-     * `(timestamp desc, id desc)` keyset with any filter. Tool and model filters are JSONB
-     * containment, which the GIN indexes serve; agent, conversation and time ranges use B-trees.
+     * Exact counts of what is removed; see `ms_delete_user_data` in lifecycle-functions.ts.
+     * `$1`, `$2`: the scope's user and tenant (or NULL).
      */
-    listTraces(filter: TurnTraceFilter, after: TraceKey | null, take: number | null): Statement {
-      const p = new Params();
-      const where = traceConditions(filter, p);
-      if (after) {
-        where.push(
-          `("timestamp", id) < (${p.add(after.timestamp)}, ${p.add(encodeText(after.id))})`,
-        );
-      }
-      return {
-        text: `SELECT ${TRACE_COLUMNS} FROM ${traces}${whereClause(where)}
-ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
-        values: p.values,
-      };
-    },
-
-    /** Raw sums per bucket, aggregated in SQL; core's `finalizeUsage` rounds them. */
-    usage(q: UsageQuery & { bucketMs: number }): Statement {
-      const p = new Params();
-      const where = [`"timestamp" >= ${p.add(q.since)}`, `"timestamp" < ${p.add(q.until)}`];
-      if (q.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(q.agentId))}`);
-      if (q.userId !== undefined) where.push(`user_id = ${p.add(encodeText(q.userId))}`);
-      if (q.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(q.tenantId))}`);
-      if (!q.includeDeleted) where.push("deleted_at IS NULL");
-      const size = p.add(q.bucketMs);
-      return {
-        text: `SELECT ("timestamp" / ${size}::bigint) * ${size}::bigint AS bucket_start,
-       count(*) AS turns,
-       sum(total_tokens) AS total_tokens,
-       coalesce(sum(calls.prompt_tokens), 0) AS prompt_tokens,
-       coalesce(sum(calls.completion_tokens), 0) AS completion_tokens,
-       coalesce(sum(calls.cost_usd), 0) AS cost_usd,
-       sum(total_latency_ms) AS latency_sum_ms,
-       max(total_latency_ms) AS max_latency_ms,
-       count(*) FILTER (WHERE errors <> '[]'::jsonb) AS turns_with_errors
-  FROM ${traces} t
- CROSS JOIN LATERAL (
-   SELECT sum((c->>'promptTokens')::bigint) AS prompt_tokens,
-          sum((c->>'completionTokens')::bigint) AS completion_tokens,
-          sum((c->>'costUsd')::numeric) AS cost_usd
-     FROM jsonb_array_elements(t.llm_calls) AS c
- ) calls
- WHERE ${where.join(" AND ")}
- GROUP BY 1 ORDER BY 1`,
-        values: p.values,
-      };
-    },
-
-    /** Exact counts of what is removed; see `ms_delete_user_data` in lifecycle-functions.ts. */
     deleteUserData: `SELECT deleted_conversations, deleted_messages, deleted_turn_traces
   FROM ${s}.ms_delete_user_data($1, $2)`,
 
@@ -226,7 +198,12 @@ ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
      * The embedding queue, by id over the partial index `idx_msg_pending` (live rows without an
      * embedding).
      */
-    listPending(f: PendingEmbeddingsFilter, after: string | null, take: number | null): Statement {
+    listPending(
+      scope: Scope,
+      f: Omit<PendingEmbeddingsFilter, "userId" | "tenantId">,
+      after: string | null,
+      take: number | null,
+    ): Statement {
       const p = new Params();
       const where = [
         "embedding IS NULL",
@@ -234,8 +211,7 @@ ORDER BY "timestamp" DESC, id DESC LIMIT ${p.add(take)}`,
         `role = ANY (${p.add(f.roles)}::text[])`,
       ];
       if (!f.includeFlagged) where.push("NOT is_flagged");
-      if (f.userId !== undefined) where.push(`user_id = ${p.add(encodeText(f.userId))}`);
-      if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
+      where.push(...ownerConditions(scope, p));
       if (after !== null) where.push(`id > ${p.add(encodeText(after))}`);
       return {
         text: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}${whereClause(where)}
@@ -246,17 +222,20 @@ ORDER BY id LIMIT ${p.add(take)}`,
 
     /**
      * Sets each embedding whose message is live and still has the text it was computed from;
-     * the row lock makes a concurrent text change either win (no match) or wait.
+     * the row lock makes a concurrent text change either win (no match) or wait. `$2`, `$3`: the
+     * scope.
      */
     setEmbeddings: `UPDATE ${messages} m SET embedding = u.embedding
   FROM jsonb_to_recordset($1::jsonb) AS u(id text, "originalContent" text, embedding double precision[])
- WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"`,
+ WHERE m.id = u.id AND m.deleted_at IS NULL AND m.original_content = u."originalContent"
+   AND ${ownedBy("$2", "$3", "m.")}`,
 
     /** Semantic search on float8[]; see search-queries.ts. */
-    search: (q: SearchQuery, cubes: boolean): Statement => searchStatement(s, q, cubes),
+    search: (scope: Scope, q: SearchRequest, cubes: boolean): Statement =>
+      searchStatement(s, scope, q, cubes),
 
     /** Semantic search with pgvector (migration 3 found the extension); see search-queries.ts. */
-    vectorSearch: (q: SearchQuery): Statement => vectorSearchStatement(s, q),
+    vectorSearch: (scope: Scope, q: SearchRequest): Statement => vectorSearchStatement(s, scope, q),
 
     /**
      * Which search columns migrations 3 and 4 added: `embedding_vector` (pgvector was available)
@@ -274,34 +253,9 @@ ORDER BY id LIMIT ${p.add(take)}`,
 /** The statements of one schema. */
 export type Queries = ReturnType<typeof createQueries>;
 
-/** A conversation list's tenant and soft-delete filter as SQL. */
-function conversationConditions(f: ConversationFilter, p: Params): string[] {
-  const where: string[] = [];
-  if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
-  if (!f.includeDeleted) where.push("deleted_at IS NULL");
-  return where;
-}
-
-/** The `queryTurnTraces` filter as SQL; same semantics as core's `matchesTraceFilter`. */
-function traceConditions(f: TurnTraceFilter, p: Params): string[] {
-  const where: string[] = [];
-  if (f.agentId !== undefined) where.push(`agent_id = ${p.add(encodeText(f.agentId))}`);
-  if (f.conversationId !== undefined) {
-    where.push(`conversation_id = ${p.add(encodeText(f.conversationId))}`);
-  }
-  if (f.userId !== undefined) where.push(`user_id = ${p.add(encodeText(f.userId))}`);
-  if (f.tenantId !== undefined) where.push(`tenant_id = ${p.add(encodeText(f.tenantId))}`);
-  if (!f.includeDeleted) where.push("deleted_at IS NULL");
-  if (f.since !== undefined) where.push(`"timestamp" >= ${p.add(f.since)}`);
-  if (f.until !== undefined) where.push(`"timestamp" < ${p.add(f.until)}`);
-  if (f.minTotalTokens !== undefined) where.push(`total_tokens >= ${p.add(f.minTotalTokens)}`);
-  if (f.toolName !== undefined) {
-    where.push(`tool_traces @> ${p.add(toJsonParam([{ toolName: f.toolName }]))}::jsonb`);
-  }
-  if (f.model !== undefined) {
-    where.push(`llm_calls @> ${p.add(toJsonParam([{ model: f.model }]))}::jsonb`);
-  }
-  if (f.hasErrors !== undefined)
-    where.push(f.hasErrors ? "errors <> '[]'::jsonb" : "errors = '[]'::jsonb");
+/** A conversation list's scope and soft-delete filter as SQL. */
+function conversationConditions(scope: Scope, includeDeleted: boolean, p: Params): string[] {
+  const where = ownerConditions(scope, p);
+  if (!includeDeleted) where.push("deleted_at IS NULL");
   return where;
 }

@@ -1,8 +1,9 @@
-import type { SearchQuery } from "@message-store/core";
+import type { Scope, SearchQuery } from "@message-store/core";
 import { encodeText } from "../nul-codec.js";
 import { selectList } from "./column-lists.js";
 import { MESSAGE } from "./columns.js";
 import { Params, type Statement } from "./params.js";
+import { ownerConditions } from "./scope-conditions.js";
 
 /**
  * Semantic search over `double precision[]` embeddings, brute force but cheap per row:
@@ -50,12 +51,14 @@ function squaredNorm(v: readonly number[]): number {
   return sum;
 }
 
-/** The search's filters (before ranking) as SQL, on table alias `m`. */
-function searchConditions(q: SearchQuery, p: Params): string[] {
+/** A search's query; its owners travel as the request's scope. */
+export type SearchRequest = Omit<SearchQuery, "userId" | "tenantId">;
+
+/** The search's scope and filters (before ranking) as SQL, on table alias `m`. */
+function searchConditions(scope: Scope, q: SearchRequest, p: Params): string[] {
   const where = ["NOT m.is_flagged", `m.embedding_dims = ${p.add(q.embedding.length)}`];
   if (!q.includeDeleted) where.push("m.deleted_at IS NULL");
-  if (q.userId !== undefined) where.push(`m.user_id = ${p.add(encodeText(q.userId))}`);
-  if (q.tenantId !== undefined) where.push(`m.tenant_id = ${p.add(encodeText(q.tenantId))}`);
+  where.push(...ownerConditions(scope, p, "m."));
   if (q.conversationId !== undefined) {
     where.push(`m.conversation_id = ${p.add(encodeText(q.conversationId))}`);
   }
@@ -106,10 +109,15 @@ candidates AS (
  * found contrib's `cube`), a C-computed approximation picks the candidates and only they are
  * scored exactly; otherwise every row under the filters is scored exactly.
  */
-export function searchStatement(s: string, q: SearchQuery, cubes = false): Statement {
+export function searchStatement(
+  s: string,
+  scope: Scope,
+  q: SearchRequest,
+  cubes = false,
+): Statement {
   const messages = `${s}.messages`;
   const p = new Params();
-  const filters = searchConditions(q, p).join("\n   AND ");
+  const filters = searchConditions(scope, q, p).join("\n   AND ");
   const unscored = `SELECT ${MESSAGE_COLUMNS}, NULL::float8 AS score FROM ${messages} m`;
   if (!isSafeVector(q.embedding))
     return { text: `${unscored}\n WHERE ${filters}`, values: p.values };
@@ -119,7 +127,7 @@ export function searchStatement(s: string, q: SearchQuery, cubes = false): State
   const prefilter = cubes
     ? cubeCandidates(s, filters, [vector, norm, limit, p.add(q.embedding.length)])
     : "";
-  const scope = cubes
+  const scored = cubes
     ? "m.id IN (SELECT id FROM candidates)"
     : `${filters}\n     AND m.embedding_norm IS NOT NULL`;
   return {
@@ -132,7 +140,7 @@ top AS (
                  ELSE sum(u.a * u.b) / sqrt(m.embedding_norm * ${norm}::float8) END AS score
        FROM (SELECT unnest(m.embedding) AS a, unnest(${vector}::float8[]) AS b) u
    ) sc
-   WHERE ${scope}
+   WHERE ${scored}
    ORDER BY floor(sc.score * 1e9::float8 + 0.5) DESC, m.id
    LIMIT ${limit}
 )
@@ -166,16 +174,16 @@ export function vectorCandidates(limit: number): number {
  * hold (`embedding_vector` NULL). Falls back to {@link searchStatement} for a query vector
  * pgvector cannot hold.
  */
-export function vectorSearchStatement(s: string, q: SearchQuery): Statement {
-  if (!fitsVector(q.embedding)) return searchStatement(s, q);
+export function vectorSearchStatement(s: string, scope: Scope, q: SearchRequest): Statement {
+  if (!fitsVector(q.embedding)) return searchStatement(s, scope, q);
   const messages = `${s}.messages`;
   const p = new Params();
-  const filters = searchConditions(q, p).join("\n   AND ");
+  const filters = searchConditions(scope, q, p).join("\n   AND ");
   const nullable = (v: string | undefined) => (v === undefined ? null : encodeText(v));
   const args = [
     `${p.add(q.embedding)}::float8[]`,
-    `${p.add(nullable(q.userId))}::text`,
-    `${p.add(nullable(q.tenantId))}::text`,
+    `${p.add(nullable(scope.userId))}::text`,
+    `${p.add(nullable(scope.tenantId))}::text`,
     `${p.add(nullable(q.conversationId))}::text`,
     `${p.add(q.includeDeleted)}::boolean`,
     `${p.add(vectorCandidates(q.limit))}::integer`,

@@ -1,9 +1,10 @@
-import type { TextSearchFilter } from "@message-store/core";
+import type { Scope, TextSearchFilter } from "@message-store/core";
 import { type ConversationKey, foldAscii, type PageRequest } from "@message-store/core/adapter";
 import { encodeText } from "../nul-codec.js";
 import { CONVERSATION_READ, MESSAGE, type StoredField } from "./columns.js";
 import { Params, type Statement } from "./params.js";
 import { quoteIdent } from "./quote.js";
+import { ownerConditions } from "./scope-conditions.js";
 
 /** Prefix of the matched message's columns in a text-search row. */
 export const MESSAGE_PREFIX = "m_";
@@ -44,17 +45,14 @@ function contains(column: string, text: string, p: Params): string {
  */
 export function textSearchStatement(
   schema: string,
-  filter: TextSearchFilter,
+  scope: Scope,
+  filter: Omit<TextSearchFilter, "userId" | "tenantId">,
   page: PageRequest<ConversationKey>,
 ): Statement {
   const s = quoteIdent(schema);
   const p = new Params();
   const live = filter.includeDeleted ? "" : " AND m.deleted_at IS NULL";
-  const where: string[] = [];
-  if (filter.userId !== undefined) where.push(`c.user_id = ${p.add(encodeText(filter.userId))}`);
-  if (filter.tenantId !== undefined) {
-    where.push(`c.tenant_id = ${p.add(encodeText(filter.tenantId))}`);
-  }
+  const where = ownerConditions(scope, p, "c.");
   if (!filter.includeDeleted) where.push("c.deleted_at IS NULL");
   if (page.after) {
     const at = p.add(page.after.lastActivityAt);

@@ -2,7 +2,13 @@ import { columnList, recordDefinition, recordFields, setList } from "./column-li
 import { TURN_TRACE } from "./columns.js";
 import { lockIds } from "./id-locks.js";
 import { raiseRule } from "./sqlstates.js";
-import { conflictTarget, traceRule } from "./trace-function.js";
+import {
+  conflictTarget,
+  type TraceRuleInputs,
+  traceDetail,
+  traceRefusal,
+  traceRule,
+} from "./trace-function.js";
 
 /**
  * `ms_put_turn_traces(batch jsonb)`: `storeTurnTraces` in one statement (issue #17: a migration
@@ -13,38 +19,36 @@ import { conflictTarget, traceRule } from "./trace-function.js";
  * Traces travel as the model's JSON (`JSON.stringify` of core's validated records), read with
  * `jsonb_to_recordset` keyed by field name, as `ms_put_messages` reads messages.
  *
- * Resolves to `{"refused": {trace, message, found}}` when a trace's message is missing or in
- * another conversation (nothing written; the caller words it as `storeTurnTrace` does), else to
- * `{"stored": [[id, userId, tenantId], …]}`. Ownership and soft-delete rules raise MS003 like
- * the single-trace function; a second trace for a message raises 23505 on the unique
- * `message_id`.
+ * Resolves to `[[id, userId, tenantId], …]` as stored. The first trace (in array order) that
+ * breaks a rule raises MS003 like the single-trace function, nothing written; a second trace for
+ * a message raises 23505 on the unique `message_id`.
  *
  * In the partitioned layout (`partitioned`) it locks the batch's trace ids (`id-locks.ts`)
  * before the rules look for them in every partition, reads each message in its trace's
- * conversation (another partition only to say where a refused trace's message is), and upserts
- * on the partitioned key.
+ * conversation (other partitions only to say why a refused trace was refused), and upserts on
+ * the partitioned key.
  */
 
-/** The rule the batch's trace `x` (message `m`, conversation `c`, stored trace `o`) breaks, or NULL. */
-const TRACE_RULE = traceRule({
+/** The batch's trace `x` with its conversation `c` (by the trace's `conversationId`). */
+const BATCH: TraceRuleInputs = {
   userId: 'x."userId"',
   tenantId: 'x."tenantId"',
   messageId: 'x."messageId"',
   deletedAt: 'x."deletedAt"',
+  conversationId: "c.id",
   ownerUserId: "c.user_id",
   ownerTenantId: "c.tenant_id",
-  messageDeletedAt: "m.deleted_at",
-  storedMessageId: "o.message_id",
-  storedDeletedAt: "o.deleted_at",
-});
+};
+
+/**
+ * The rule the batch's trace `x` breaks, or NULL: with its message `m` in its conversation (NULLs
+ * when it is not there), the message `f` found elsewhere and the trace `o` stored under its id.
+ */
+const TRACE_RULE = `CASE WHEN m.id IS NULL THEN ${traceRefusal(BATCH, "f")}
+    ELSE ${traceRule(BATCH, "o", "m.deleted_at")} END`;
 
 /** The function's `CREATE OR REPLACE` for a schema (a quoted identifier). */
 export function putTurnTraces(s: string, partitioned: boolean): string {
-  const own = partitioned ? ' AND m.conversation_id = x."conversationId"' : "";
-  // Where a refused trace's message is: in the default layout, the join found it.
-  const found = partitioned
-    ? `(SELECT m2.conversation_id FROM ${s}.messages m2 WHERE m2.id = x."messageId" LIMIT 1)`
-    : "m.conversation_id";
   const ids = partitioned
     ? `
   ${lockIds(s, "turn_traces", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}`
@@ -64,31 +68,26 @@ BEGIN
                       FROM jsonb_to_recordset(p_batch) AS x("conversationId" text))
      ORDER BY c.id FOR NO KEY UPDATE
   ) l;${ids}
-  -- The first trace (in array order) whose message is missing or in another conversation.
-  SELECT x.id, x."messageId" AS message_id, ${found} AS found INTO bad
-    FROM ROWS FROM (jsonb_to_recordset(p_batch)
-         AS (id text, "messageId" text, "conversationId" text))
-         WITH ORDINALITY AS x(id, "messageId", "conversationId", ord)
-    LEFT JOIN ${s}.messages m ON m.id = x."messageId"${own}
-   WHERE m.conversation_id IS DISTINCT FROM x."conversationId"
-   ORDER BY x.ord LIMIT 1;
-  IF FOUND THEN
-    RETURN jsonb_build_object('refused', jsonb_build_object(
-      'trace', bad.id, 'message', bad.message_id, 'found', bad.found));
-  END IF;
-  SELECT x.id, x."messageId" AS message_id, ${TRACE_RULE} AS rule INTO bad
+  -- The first trace (in array order) that breaks a rule; the message is looked for in other
+  -- conversations (f) only for a trace whose message is not in its own.
+  SELECT x.id, x."messageId" AS message_id, x."conversationId" AS conversation_id,
+         f.conversation_id AS found, ${TRACE_RULE} AS rule INTO bad
     FROM ROWS FROM (jsonb_to_recordset(p_batch)
          AS (id text, "messageId" text, "conversationId" text, "userId" text,
              "tenantId" text, "deletedAt" bigint))
          WITH ORDINALITY AS x(id, "messageId", "conversationId", "userId", "tenantId",
                               "deletedAt", ord)
-    JOIN ${s}.messages m ON m.id = x."messageId"${own}
-    JOIN ${s}.conversations c ON c.id = m.conversation_id
+    LEFT JOIN ${s}.conversations c ON c.id = x."conversationId"
+    LEFT JOIN ${s}.messages m ON m.id = x."messageId" AND m.conversation_id = x."conversationId"
+    LEFT JOIN LATERAL (
+      SELECT f.conversation_id, f.user_id, f.tenant_id FROM ${s}.messages f
+       WHERE m.id IS NULL AND f.id = x."messageId" LIMIT 1
+    ) f ON true
     LEFT JOIN ${s}.turn_traces o ON o.id = x.id
    WHERE ${TRACE_RULE} IS NOT NULL
    ORDER BY x.ord LIMIT 1;
   IF FOUND THEN
-    ${raiseRule("bad.rule", { trace: "bad.id", message: "bad.message_id" })}
+    ${raiseRule("bad.rule", traceDetail("bad.id", "bad.message_id", "bad.conversation_id", "bad.found"))}
   END IF;
   WITH w AS (
     INSERT INTO ${s}.turn_traces AS t (
@@ -109,14 +108,14 @@ BEGIN
   SELECT count(*), coalesce(jsonb_agg(jsonb_build_array(w.id, w.user_id, w.tenant_id)), '[]')
     INTO written, stored FROM w;
   IF written < jsonb_array_length(p_batch) THEN
-    SELECT x.id, x."messageId" AS message_id INTO bad
-      FROM jsonb_to_recordset(p_batch) AS x(id text, "messageId" text)
+    SELECT x.id, x."messageId" AS message_id, x."conversationId" AS conversation_id INTO bad
+      FROM jsonb_to_recordset(p_batch) AS x(id text, "messageId" text, "conversationId" text)
       JOIN ${s}.turn_traces t ON t.id = x.id
      WHERE t.message_id <> x."messageId"
      LIMIT 1;
-    ${raiseRule("'trace_moved'", { trace: "bad.id", message: "bad.message_id" })}
+    ${raiseRule("'trace_moved'", traceDetail("bad.id", "bad.message_id", "bad.conversation_id", "NULL::text"))}
   END IF;
-  RETURN jsonb_build_object('stored', stored);
+  RETURN stored;
 END
 $fn$;`;
 }

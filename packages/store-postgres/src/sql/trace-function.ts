@@ -8,49 +8,105 @@ export function conflictTarget(partitioned: boolean): string {
   return partitioned ? "(id, conversation_id)" : "(id)";
 }
 
-/** SQL expressions a trace's rule check reads (see {@link traceRule}). */
+/** SQL expressions the trace rules read (see {@link traceRule} and {@link traceRefusal}). */
 export interface TraceRuleInputs {
   /** The incoming trace's fields. */
   userId: string;
   tenantId: string;
   messageId: string;
   deletedAt: string;
-  /** Its conversation's owner. */
+  /** Its conversation (by the trace's `conversationId`): its id (NULL when missing) and owner. */
+  conversationId: string;
   ownerUserId: string;
   ownerTenantId: string;
-  /** Its message's `deleted_at`. */
-  messageDeletedAt: string;
-  /** The trace as stored under the same id (NULLs when it is new). */
-  storedMessageId: string;
-  storedDeletedAt: string;
+}
+
+/** The trace's own owners are not its conversation's (a NULL one is filled, not compared). */
+function ownerConflict(r: TraceRuleInputs): string {
+  return `(${r.userId} IS NOT NULL AND ${r.userId} <> ${r.ownerUserId})
+      OR (${r.tenantId} IS NOT NULL AND ${r.tenantId} IS DISTINCT FROM ${r.ownerTenantId})`;
 }
 
 /**
- * The ownership and soft-delete rule a trace write breaks (`'trace_owner'`, `'trace_moved'`,
- * `'trace_deleted_at'`, `'message_deleted'`; see `RULE_TEXT` in errors.ts), or NULL: one CASE
- * for the single-trace and the batch function.
+ * Why a trace whose message is not in its conversation is refused (`'trace_conversation'`,
+ * `'trace_owner'`, `'trace_message_missing'`, `'trace_message_owner'`,
+ * `'trace_message_elsewhere'`; see `refusals.ts`), in the contract's order, owners first: its
+ * conversation is missing or another owner's, its message is missing or another owner's, and
+ * only then is the message in another conversation of the same owner.
+ * `found` is the message as stored (NULLs when missing): alias of `conversation_id`, `user_id`,
+ * `tenant_id`.
  */
-export function traceRule(r: TraceRuleInputs): string {
+export function traceRefusal(r: TraceRuleInputs, found: string): string {
   return `CASE
-    WHEN (${r.userId} IS NOT NULL AND ${r.userId} <> ${r.ownerUserId})
-      OR (${r.tenantId} IS NOT NULL AND ${r.tenantId} IS DISTINCT FROM ${r.ownerTenantId}) THEN 'trace_owner'
-    WHEN ${r.storedMessageId} IS NOT NULL AND ${r.storedMessageId} <> ${r.messageId} THEN 'trace_moved'
-    WHEN ${r.storedMessageId} IS NOT NULL AND ${r.storedDeletedAt} IS DISTINCT FROM ${r.deletedAt}
-      THEN 'trace_deleted_at'
-    WHEN ${r.storedMessageId} IS NULL AND ${r.messageDeletedAt} IS NOT NULL AND ${r.deletedAt} IS NULL
-      THEN 'message_deleted'
+    WHEN ${r.conversationId} IS NULL THEN 'trace_conversation'
+    WHEN ${ownerConflict(r)} THEN 'trace_owner'
+    WHEN ${found}.conversation_id IS NULL THEN 'trace_message_missing'
+    WHEN ${found}.user_id <> ${r.ownerUserId} OR ${found}.tenant_id IS DISTINCT FROM ${r.ownerTenantId}
+      THEN 'trace_message_owner'
+    ELSE 'trace_message_elsewhere'
   END`;
 }
 
 /**
- * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column. It
- * writes only if the message exists in the trace's conversation and reports what it found, so a
- * refusal costs no second query; the unique `message_id` still raises 23505. `userId` and
- * `tenantId` are the conversation's (NULL filled, another one refused), and a trace never moves
- * to another message nor changes `deletedAt` through an upsert.
+ * The rule a trace whose message is in its conversation breaks (`'trace_owner'`,
+ * `'trace_foreign'`, `'trace_moved'`, `'trace_deleted_at'`, `'message_deleted'`), or NULL: one
+ * CASE for the single-trace and the batch function, the owner rules first (the trace id's owner
+ * after the conversation's). `stored` is the trace
+ * as stored under the same id (NULLs when new): alias of `message_id`, `deleted_at`, `user_id`,
+ * `tenant_id`; `messageDeletedAt` the message's `deleted_at`.
+ */
+export function traceRule(r: TraceRuleInputs, stored: string, messageDeletedAt: string): string {
+  return `CASE
+    WHEN ${ownerConflict(r)} THEN 'trace_owner'
+    WHEN ${stored}.message_id IS NOT NULL AND ${stored}.message_id <> ${r.messageId}
+         AND (${stored}.user_id IS DISTINCT FROM ${r.ownerUserId}
+              OR ${stored}.tenant_id IS DISTINCT FROM ${r.ownerTenantId}) THEN 'trace_foreign'
+    WHEN ${stored}.message_id IS NOT NULL AND ${stored}.message_id <> ${r.messageId} THEN 'trace_moved'
+    WHEN ${stored}.message_id IS NOT NULL AND ${stored}.deleted_at IS DISTINCT FROM ${r.deletedAt}
+      THEN 'trace_deleted_at'
+    WHEN ${stored}.message_id IS NULL AND ${messageDeletedAt} IS NOT NULL AND ${r.deletedAt} IS NULL
+      THEN 'message_deleted'
+  END`;
+}
+
+/** The ids a trace rule's error names (see `raiseRule`), for a trace of these SQL expressions. */
+export function traceDetail(
+  id: string,
+  messageId: string,
+  conversationId: string,
+  found: string,
+): Record<string, string> {
+  return { trace: id, message: messageId, conversation: conversationId, found };
+}
+
+const SINGLE: TraceRuleInputs = {
+  userId: "p_user_id",
+  tenantId: "p_tenant_id",
+  messageId: "p_message_id",
+  deletedAt: "p_deleted_at",
+  conversationId: "c.id",
+  ownerUserId: "c.user_id",
+  ownerTenantId: "c.tenant_id",
+};
+
+/** The same trace once its message was found in its conversation (`target`, locked). */
+const FOUND: TraceRuleInputs = {
+  ...SINGLE,
+  conversationId: "target.id",
+  ownerUserId: "target.user_id",
+  ownerTenantId: "target.tenant_id",
+};
+
+/**
+ * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column,
+ * resolving to the `userId` and `tenantId` it stored. It writes only if the message exists in
+ * the trace's conversation (else MS003 says why, see {@link traceRefusal}); the unique
+ * `message_id` still raises 23505. `userId` and `tenantId` are the conversation's (NULL filled,
+ * another one refused), and a trace never moves to another message nor changes `deletedAt`
+ * through an upsert.
  *
  * In the partitioned layout it reads the message in the trace's conversation (one partition),
- * and the other partitions only to say where a refused trace's message is; it locks the trace id
+ * and the other partitions only to say why a refused trace was refused; it locks the trace id
  * and looks for the id in the other partitions only when it is not in the conversation's own
  * (see `id-locks.ts`).
  */
@@ -64,47 +120,42 @@ export function putTurnTrace(s: string, partitioned: boolean): string {
     ${lookup}
   END IF;`
       : "";
+  const trace = "t.message_id, t.deleted_at, t.user_id, t.tenant_id";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_trace(
   ${parameterDefinitions(TURN_TRACE)},
-  OUT message_conversation_id text, OUT written bigint,
   OUT stored_user_id text, OUT stored_tenant_id text)
 LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
 DECLARE
   target record;
   old record;
+  bad record;
   rule text;
 BEGIN
   -- The conversation lock orders this write after a concurrent soft delete or restore.
-  SELECT m.conversation_id, m.deleted_at, c.user_id, c.tenant_id INTO target
+  SELECT m.conversation_id, m.deleted_at, c.id, c.user_id, c.tenant_id INTO target
     FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
    WHERE m.id = p_message_id${own("m")}
-     FOR NO KEY UPDATE OF c;${elsewhere(`SELECT m.conversation_id INTO target FROM ${s}.messages m WHERE m.id = p_message_id LIMIT 1;`)}
-  message_conversation_id := target.conversation_id;
-  -- Refused (nothing written) when the message is missing or in another conversation; the
-  -- caller reports which from message_conversation_id.
-  IF message_conversation_id IS DISTINCT FROM p_conversation_id THEN
-    written := 0;
-    RETURN;
+     FOR NO KEY UPDATE OF c;
+  IF target.conversation_id IS DISTINCT FROM p_conversation_id THEN
+    -- Refused (nothing written): the message is missing or in another conversation.
+    SELECT ${traceRefusal(SINGLE, "f")} AS rule, f.conversation_id AS found INTO bad
+      FROM (SELECT 1) one
+      LEFT JOIN ${s}.conversations c ON c.id = p_conversation_id
+      LEFT JOIN LATERAL (
+        SELECT f.conversation_id, f.user_id, f.tenant_id FROM ${s}.messages f
+         WHERE f.id = p_message_id LIMIT 1
+      ) f ON true;
+    ${raiseRule("bad.rule", traceDetail("p_id", "p_message_id", "p_conversation_id", "bad.found"))}
   END IF;${
     partitioned
       ? `
   ${lockId(s, "turn_traces", "p_id")}`
       : ""
   }
-  SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT t.message_id, t.deleted_at INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
-  rule := ${traceRule({
-    userId: "p_user_id",
-    tenantId: "p_tenant_id",
-    messageId: "p_message_id",
-    deletedAt: "p_deleted_at",
-    ownerUserId: "target.user_id",
-    ownerTenantId: "target.tenant_id",
-    messageDeletedAt: "target.deleted_at",
-    storedMessageId: "old.message_id",
-    storedDeletedAt: "old.deleted_at",
-  })};
+  SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
+  rule := ${traceRule(FOUND, "old", "target.deleted_at")};
   IF rule IS NOT NULL THEN
-    ${raiseRule("rule", { trace: "p_id", message: "p_message_id" })}
+    ${raiseRule("rule", traceDetail("p_id", "p_message_id", "p_conversation_id", "NULL::text"))}
   END IF;
   stored_user_id := coalesce(p_user_id, target.user_id);
   stored_tenant_id := coalesce(p_tenant_id, target.tenant_id);
@@ -117,9 +168,8 @@ BEGIN
   -- A trace created at once on another message (another conversation's lock) is not taken over.
   WHERE t.message_id = EXCLUDED.message_id;
   IF NOT FOUND THEN
-    ${raiseRule("'trace_moved'", { trace: "p_id", message: "p_message_id" })}
+    ${raiseRule("'trace_moved'", traceDetail("p_id", "p_message_id", "p_conversation_id", "NULL::text"))}
   END IF;
-  written := 1;
 END
 $fn$;`;
 }

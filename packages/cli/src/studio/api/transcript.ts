@@ -1,7 +1,8 @@
+import { DEFAULT_KEEP_CHARS, DEFAULT_MAX_CHARS } from "@message-store/core";
 import { Hono } from "hono";
 import { WITH_DELETED } from "../../walk.js";
 import type { ContextWindow, TranscriptPage } from "../api-types.js";
-import { badRequest, intParam, limitParam, textParam } from "../params.js";
+import { boolParam, intParam, limitParam, textParam } from "../params.js";
 import type { StudioDeps } from "../studio-deps.js";
 import { transcriptCursor } from "../transcript-cursor.js";
 import { messageView, traceSummary } from "../views.js";
@@ -15,9 +16,10 @@ import { messageView, traceSummary } from "../views.js";
  * and the last at the end, so every trace comes with exactly one page. A trace timestamped after
  * its message may come with the next page; the page matches traces to messages by `messageId`.
  *
- * `GET /api/conversations/:id/context?n=20&maxChars=&keepChars=`: the context window a model
- * would see (`getImmediateContext` with `compress` when `maxChars` is given), and the same
- * window uncompressed: two calls.
+ * `GET /api/conversations/:id/context?n=20&compress=&maxChars=&keepChars=`: the context window a
+ * model would see (`getImmediateContext`, compressed unless `compress=false`: by default as the
+ * library's `compress: true`, 1,000 / 200 characters; with only `maxChars`, keeping a quarter of it
+ * up to 200), and the same window uncompressed: two calls.
  */
 export function transcriptRoutes({ store }: StudioDeps): Hono {
   return new Hono()
@@ -55,15 +57,11 @@ export function transcriptRoutes({ store }: StudioDeps): Hono {
     .get("/:id/context", async (c) => {
       const id = c.req.param("id");
       const n = intParam(c, "n", { min: 0, max: 1000 }) ?? 20;
-      const maxChars = intParam(c, "maxChars", { min: 1, max: 10_000_000 });
-      const keepChars = intParam(c, "keepChars", { min: 0, max: 10_000_000 });
-      if (maxChars === undefined && keepChars !== undefined) {
-        throw badRequest(`"keepChars" needs "maxChars"`);
-      }
-      const compress =
-        maxChars === undefined
-          ? null
-          : { maxChars, keepChars: keepChars ?? Math.floor(maxChars / 4) };
+      const maxChars = intParam(c, "maxChars", { min: 1, max: 10_000_000 }) ?? DEFAULT_MAX_CHARS;
+      const keepChars =
+        intParam(c, "keepChars", { min: 0, max: 10_000_000 }) ??
+        Math.min(DEFAULT_KEEP_CHARS, Math.floor(maxChars / 4));
+      const compress = boolParam(c, "compress") === false ? null : { maxChars, keepChars };
       const [context, full] = await Promise.all([
         store.getImmediateContext(id, n, compress === null ? {} : { compress }),
         store.getImmediateContext(id, n),

@@ -5,6 +5,7 @@ import { getJson } from "../api.js";
 import { formatTime } from "../format.js";
 import { useInfo } from "../queries.js";
 import { DeletedBadge } from "./DeletedBadge.js";
+import { ExportButton } from "./ExportButton.js";
 import { SoftDeleteButton } from "./SoftDeleteButton.js";
 import { ErrorNote } from "./Status.js";
 
@@ -25,9 +26,16 @@ export function ConversationHeader({ id }: { id: string }) {
   const info = useInfo();
   const base = `/conversations/${encodeURIComponent(id)}`;
   const c = conversation.data;
+  if (conversation.error) {
+    return (
+      <header className="conversation-header">
+        <h1>{id}</h1>
+        <ErrorNote error={conversation.error} />
+      </header>
+    );
+  }
   return (
     <header className="conversation-header">
-      {conversation.error ? <ErrorNote error={conversation.error} /> : null}
       <h1>
         {c?.title ?? id}
         {c && <DeletedBadge deletedAt={c.deletedAt} />}
@@ -60,15 +68,7 @@ export function ConversationHeader({ id }: { id: string }) {
         {c && info.data?.allowWrites && info.data.features.softDelete && (
           <SoftDeleteButton conversation={c} />
         )}
-        {info.data?.allowWrites && (
-          <a
-            className="button"
-            href={`/api/actions/conversations/${encodeURIComponent(id)}/export`}
-            download
-          >
-            Export NDJSON
-          </a>
-        )}
+        {info.data?.allowWrites && <ExportButton id={id} />}
       </div>
     </header>
   );

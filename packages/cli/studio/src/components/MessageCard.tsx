@@ -4,6 +4,7 @@ import { formatTime, pretty } from "../format.js";
 import { useInfo } from "../queries.js";
 import { DeletedBadge } from "./DeletedBadge.js";
 import { FlagButton } from "./FlagButton.js";
+import { ToolCallSignature } from "./ToolCallSignature.js";
 import { TurnLine } from "./TurnLine.js";
 
 /** How a transcript's tool calls and tool results point at each other (within the loaded pages). */
@@ -111,8 +112,7 @@ export function MessageCard({
         const result = pairs.resultOf.get(call.toolCallId);
         return (
           <div key={call.toolCallId} className="tool-call">
-            → <b>{call.toolName}</b>
-            <code>({JSON.stringify(call.arguments)})</code>
+            <ToolCallSignature call={call} />
             {result ? (
               <div className="paired">
                 ← result in <a href={`#m-${result.id}`}>{result.id}</a>

@@ -1,8 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
+import type { FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { SimilarMessages } from "../../../src/studio/api-types.js";
 import { getJson } from "../api.js";
 import { ErrorNote, Loading } from "../components/Status.js";
+import { TextSearchResults } from "../components/TextSearchResults.js";
 import { formatTime } from "../format.js";
 import { useInfo } from "../queries.js";
 
@@ -12,9 +14,49 @@ const SCOPES = {
   all: "the whole store",
 };
 
+/** Text search (`searchConversations`), where the store offers it: a box, results below. */
+function TextSearch() {
+  const info = useInfo();
+  const [params, setParams] = useSearchParams();
+  const q = params.get("q") ?? "";
+  const user = params.get("user") ?? "";
+  if (!info.data) return null;
+  if (!info.data.features.textSearch) {
+    return <p className="empty">This store has no text search ({info.data.storage}).</p>;
+  }
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = String(form.get("q") ?? "").trim();
+    const owner = String(form.get("user") ?? "").trim();
+    setParams({ ...(text === "" ? {} : { q: text }), ...(owner === "" ? {} : { user: owner }) });
+  }
+  return (
+    <>
+      <form className="filters" onSubmit={apply} key={`${q}|${user}`}>
+        <input
+          name="q"
+          type="search"
+          defaultValue={q}
+          placeholder="text in titles and messages"
+          aria-label="search text"
+        />
+        <input
+          name="user"
+          defaultValue={user}
+          placeholder="user id (optional)"
+          aria-label="user id"
+        />
+        <button type="submit">Search</button>
+      </form>
+      {q !== "" ? <TextSearchResults q={q} user={user} /> : null}
+    </>
+  );
+}
+
 /**
- * Semantic search: messages similar to one message, by its stored embedding (`searchMessages`).
- * Text search over titles and contents (issue #15) slots in here, shown when the store offers it.
+ * Text search over titles and contents, and semantic search: messages similar to one message,
+ * by its stored embedding (`searchMessages`).
  */
 export function SearchPage() {
   const info = useInfo();
@@ -29,6 +71,8 @@ export function SearchPage() {
   return (
     <section>
       <h1>Search</h1>
+      <TextSearch />
+      <h2>Similar messages</h2>
       {info.data && !info.data.semanticSearch && (
         <p className="empty">This store has no semantic search ({info.data.storage}).</p>
       )}

@@ -8,6 +8,7 @@ import { EChart } from "../components/EChart.js";
 import { ErrorNote, Loading } from "../components/Status.js";
 import { ToolRun } from "../components/ToolRun.js";
 import { formatCost, formatCount, formatMs, formatTime, pretty } from "../format.js";
+import { textTooltip } from "../tooltip.js";
 import { layoutWaterfall, type WaterfallRow } from "../waterfall.js";
 
 const COLORS = { turn: "#94a3b8", llm: "#3b82f6", tool: "#10b981", failed: "#ef4444" };
@@ -39,12 +40,18 @@ function waterfallOption(view: TurnView): {
     yAxis: { type: "category", inverse: true, data: all.map(label) },
     tooltip: {
       trigger: "item",
+      className: "chart-tooltip",
       formatter: (p: { dataIndex: number }) => {
         const r = all[p.dataIndex];
-        if (r === null || r === undefined) return `turn · ${formatMs(view.trace.totalLatencyMs)}`;
-        return `${r.label}<br/>starts +${formatMs(r.startMs)} · ${formatMs(r.durationMs)}${
-          r.estimated ? "<br/>(start not recorded: placed after what precedes it)" : ""
-        }${r.failed ? "<br/>failed" : ""}`;
+        if (r === null || r === undefined) {
+          return textTooltip([`turn · ${formatMs(view.trace.totalLatencyMs)}`]);
+        }
+        return textTooltip([
+          r.label,
+          `starts +${formatMs(r.startMs)} · ${formatMs(r.durationMs)}`,
+          ...(r.estimated ? ["(start not recorded: placed after what precedes it)"] : []),
+          ...(r.failed ? ["failed"] : []),
+        ]);
       },
     },
     series: [

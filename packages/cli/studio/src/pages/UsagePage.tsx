@@ -32,17 +32,24 @@ function chart(
     value: (b: UsageBucket) => number;
     stack?: string;
   }[],
-  format: (n: number) => string,
+  /** How values read; `integer`: counts, so the axis never labels a fraction (0, 1, 1, 2). */
+  values: { format: (n: number) => string; integer: boolean },
   range: { since: number; until: number },
 ): EChartsCoreOption {
+  const { format, integer } = values;
   return {
     animation: false,
     title: { text: title, left: 0, textStyle: { fontSize: 13, fontWeight: 600 } },
     legend: { right: 0, top: 0 },
     grid: { left: 8, right: 16, top: 36, bottom: 8, containLabel: true },
+    // The default axis tooltip shows series names (fixed here) and numbers, both escaped.
     tooltip: { trigger: "axis", valueFormatter: (v: number) => format(v) },
     xAxis: { type: "time", min: range.since, max: range.until },
-    yAxis: { type: "value", axisLabel: { formatter: (v: number) => format(v) } },
+    yAxis: {
+      type: "value",
+      ...(integer ? { minInterval: 1 } : {}),
+      axisLabel: { formatter: (v: number) => format(v) },
+    },
     series: series.map((s) => ({
       name: s.name,
       type: s.type,
@@ -123,14 +130,14 @@ export function UsagePage() {
               value: (b) => b.completionTokens,
             },
           ],
-          formatCount,
+          { format: formatCount, integer: true },
           range,
         ),
         chart(
           "Cost",
           buckets,
           [{ name: "cost", type: "bar", color: "#f59e0b", value: (b) => b.costUsd }],
-          formatCost,
+          { format: formatCost, integer: false },
           range,
         ),
         chart(
@@ -140,7 +147,7 @@ export function UsagePage() {
             { name: "avg", type: "line", color: "#3b82f6", value: (b) => b.avgLatencyMs },
             { name: "max", type: "line", color: "#a855f7", value: (b) => b.maxLatencyMs },
           ],
-          formatMs,
+          { format: formatMs, integer: false },
           range,
         ),
         chart(
@@ -150,7 +157,7 @@ export function UsagePage() {
             { name: "turns", type: "bar", color: "#64748b", value: (b) => b.turns },
             { name: "with errors", type: "bar", color: "#ef4444", value: (b) => b.turnsWithErrors },
           ],
-          formatCount,
+          { format: formatCount, integer: true },
           range,
         ),
       ]

@@ -1,0 +1,262 @@
+import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
+import { CONVERSATION_WRITE, MESSAGE } from "./columns.js";
+import { lockId, lockIds, raiseMoved } from "./id-locks.js";
+import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
+import { conflictTarget } from "./trace-function.js";
+
+/**
+ * The message writes: `ms_put_messages` (a batch, and `storeSessionMessages`) and `ms_put_message`
+ * (one message). Installed with the other functions (see `functions.ts`).
+ *
+ * Messages travel as the model's own JSON (`JSON.stringify` of the records core validated) and
+ * are read with `jsonb_to_record(set)` keyed by the model's field names.
+ */
+
+/**
+ * Which rule a message `x` of conversation `c` (with `m`, its id as stored, or NULLs) breaks, or
+ * NULL. The owner rules come first, so that a write that breaks one of them and a soft-delete
+ * rule is refused as the owner refusal (`errors.ts` maps them): the message's owners are not its
+ * conversation's (`message_user`, `message_tenant`), or its id is stored in a conversation of
+ * another owner (`message_owner`). A move between two conversations of one owner is not a rule
+ * here: the upsert refuses it (MS002).
+ */
+export function messageRule(x: string, c: string, m: string): string {
+  return `CASE
+    WHEN ${x}."userId" <> ${c}.user_id THEN 'message_user'
+    WHEN ${x}."tenantId" IS NOT NULL AND ${x}."tenantId" IS DISTINCT FROM ${c}.tenant_id
+      THEN 'message_tenant'
+    WHEN ${m}.id IS NOT NULL AND ${m}.conversation_id <> ${x}."conversationId"
+         AND (${m}.user_id <> ${c}.user_id OR ${m}.tenant_id IS DISTINCT FROM ${c}.tenant_id)
+      THEN 'message_owner'
+    WHEN ${m}.id IS NOT NULL AND ${m}.conversation_id = ${x}."conversationId"
+         AND ${m}.deleted_at IS DISTINCT FROM ${x}."deletedAt" THEN 'message_deleted_at'
+    WHEN ${m}.id IS NULL AND ${c}.deleted_at IS NOT NULL AND ${x}."deletedAt" IS NULL
+      THEN 'conversation_deleted'
+  END`;
+}
+const MESSAGE_RULE = messageRule("x", "c", "m");
+
+/**
+ * An upsert passing back the stored embedding while the text changed stores `NULL` (stale,
+ * pending again); the tenant is the conversation's.
+ */
+const MESSAGE_SET = {
+  embedding: `CASE WHEN m.original_content IS DISTINCT FROM EXCLUDED.original_content
+      AND m.embedding = EXCLUDED.embedding THEN NULL ELSE EXCLUDED.embedding END`,
+};
+
+/** What the functions report per stored row: `[id, tenantId, embedding is null, timestamp]`. */
+const STORED_FACTS = (m: string) =>
+  `jsonb_build_array(${m}.id, ${m}.tenant_id, ${m}.embedding IS NULL, ${m}."timestamp")`;
+
+/**
+ * Finds into `bad` a message of the batch `p_batch` whose id is stored in another conversation
+ * (every partition is probed), with the owner rule it breaks (`rule`, or NULL for a move within
+ * one owner's conversations), or leaves it not `FOUND`. The rule is computed for that row alone.
+ */
+function findMovedMessage(s: string): string {
+  return `SELECT x.id, x."conversationId" AS conversation_id, m.conversation_id AS current,
+           (SELECT ${messageRule("x", "c", "m")}
+              FROM ${s}.conversations c WHERE c.id = x."conversationId") AS rule
+      INTO bad
+      FROM jsonb_to_recordset(p_batch)
+           AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
+      JOIN ${s}.messages m ON m.id = x.id
+     WHERE m.conversation_id <> x."conversationId"
+     LIMIT 1;`;
+}
+
+/** Raises for the moved message `bad` ({@link findMovedMessage}): its owner rule, else MS002. */
+function refuseMoved(): string {
+  return `IF bad.rule IS NOT NULL THEN
+      ${raiseRule("bad.rule", { message: "bad.id", conversation: "bad.conversation_id" })}
+    END IF;
+    ${raiseMoved("bad.id", "bad.conversation_id", "bad.current")}`;
+}
+
+/**
+ * `storeSessionMessages`' part of `ms_put_messages`: creates the conversation `p_session` unless
+ * it exists, locks it, and gives the batch its timestamps under that lock: a message whose id is
+ * stored in the conversation keeps its stored timestamp; the others (core sent `p_now + i`) move
+ * to `start + i`, `start = greatest(p_now, last_activity_at + 1)` (`p_now` for a new
+ * conversation). Concurrent sessions of one conversation queue on the lock, so they never
+ * interleave. Every statement names the conversation (one partition in the partitioned layout).
+ */
+function sessionTimestamps(s: string): string {
+  return `IF p_session IS NOT NULL THEN
+    INSERT INTO ${s}.conversations (
+      ${columnList(CONVERSATION_WRITE, "", "      ")})
+    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
+      FROM jsonb_to_record(p_session) AS x(
+           ${recordDefinition(CONVERSATION_WRITE, "           ")})
+    ON CONFLICT (id) DO NOTHING;
+    IF NOT FOUND THEN
+      SELECT c.last_activity_at INTO activity FROM ${s}.conversations c
+       WHERE c.id = p_session->>'id' FOR NO KEY UPDATE;
+      shift := greatest(p_now, activity + 1) - p_now;
+      SELECT jsonb_agg(CASE WHEN m.id IS NULL
+                            THEN x.value || jsonb_build_object('timestamp', (x.value->>'timestamp')::bigint + shift)
+                            ELSE x.value || jsonb_build_object('timestamp', m."timestamp") END
+                       ORDER BY x.ord)
+        INTO p_batch
+        FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS x(value, ord)
+        LEFT JOIN ${s}.messages m
+               ON m.id = x.value->>'id' AND m.conversation_id = p_session->>'id';
+    END IF;
+  END IF;`;
+}
+
+/**
+ * `ms_put_messages(batch jsonb, session jsonb, now bigint)`: a batch, all or nothing, `seq` drawn
+ * in array order; `session` (or NULL) is the conversation of a `storeSessionMessages` call (see
+ * {@link sessionTimestamps}). Resolves to `[[id, tenantId, embedding is null, timestamp], …]` as
+ * stored.
+ */
+export function putMessages(s: string, partitioned: boolean): string {
+  // The partitioned layout locks the batch's ids, and refuses one stored in another
+  // conversation before anything is written; the rules then only read the batch's own partitions,
+  // which the conversations' ids name for the planner (`within`, pruning the others).
+  const within = (column: string) => (partitioned ? ` AND ${column} = ANY (conv_ids)` : "");
+  const ids = partitioned
+    ? `
+  ${lockIds(s, "messages", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
+  ${findMovedMessage(s)}
+  IF FOUND THEN
+    ${refuseMoved()}
+  END IF;`
+    : "";
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_session jsonb, p_now bigint)
+RETURNS jsonb LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_custom_plan" : ""} AS $fn$
+DECLARE
+  conv_ids text[];
+  conv_ts bigint[];
+  locked bigint;
+  written bigint;
+  stored jsonb;
+  activity bigint;
+  shift bigint;
+  bad record;${partitioned ? "\n  h integer;" : ""}
+BEGIN
+  ${sessionTimestamps(s)}
+  SELECT array_agg(g.conversation_id ORDER BY g.conversation_id COLLATE "C"),
+         array_agg(g.ts ORDER BY g.conversation_id COLLATE "C")
+    INTO conv_ids, conv_ts
+    FROM (SELECT x."conversationId" AS conversation_id, max(x."timestamp") AS ts
+            FROM jsonb_to_recordset(p_batch) AS x("conversationId" text, "timestamp" bigint)
+           GROUP BY x."conversationId") g;
+  -- Lock the conversations in one order, so concurrent batches queue instead of deadlocking;
+  -- the lock also keeps them from being deleted, soft-deleted or restored before this ends, so
+  -- the rules checked below still hold when the rows are written.
+  SELECT count(*) INTO locked FROM (
+    SELECT 1 FROM ${s}.conversations c WHERE c.id = ANY (conv_ids) ORDER BY c.id FOR NO KEY UPDATE
+  ) l;
+  IF locked < cardinality(conv_ids) THEN
+    SELECT x.id, x."conversationId" AS conversation_id INTO bad
+      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
+     WHERE NOT EXISTS (SELECT 1 FROM ${s}.conversations c WHERE c.id = x."conversationId")
+     LIMIT 1;
+    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
+      DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;
+  END IF;${ids}
+  SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
+    FROM jsonb_to_recordset(p_batch)
+         AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
+    JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
+    LEFT JOIN ${s}.messages m ON m.id = x.id${partitioned ? ` AND m.conversation_id = x."conversationId"${within("m.conversation_id")}` : ""}
+   WHERE ${MESSAGE_RULE} IS NOT NULL
+   LIMIT 1;
+  IF FOUND THEN
+    ${raiseRule("bad.rule", { message: "bad.id", conversation: "bad.conversation_id" })}
+  END IF;
+  WITH w AS (
+    INSERT INTO ${s}.messages AS m (
+      ${columnList(MESSAGE, "", "      ")})
+    SELECT ${recordFields(MESSAGE, "x", "           ", { tenantId: "c.tenant_id" })}
+      FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
+             ${recordDefinition(MESSAGE, "             ")}))
+           WITH ORDINALITY AS x(
+             ${fieldNames(MESSAGE, "             ")}, ord)
+      JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
+     ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
+    ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
+      ${setList(MESSAGE, "      ", MESSAGE_SET)}
+    WHERE m.conversation_id = EXCLUDED.conversation_id
+    RETURNING ${STORED_FACTS("m")} AS fact
+  )
+  SELECT count(*), coalesce(jsonb_agg(w.fact), '[]') INTO written, stored FROM w;
+  IF written < jsonb_array_length(p_batch) THEN
+    ${findMovedMessage(s)}
+    ${refuseMoved()}
+  END IF;
+  UPDATE ${s}.conversations c SET last_message_at = u.ts
+    FROM unnest(conv_ids, conv_ts) AS u(id, ts)
+   WHERE c.id = u.id${within("c.id")} AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+  RETURN stored;
+END
+$fn$;`;
+}
+
+/**
+ * `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or
+ * aggregate; resolves like `ms_put_messages`.
+ */
+export function putMessage(s: string, partitioned: boolean): string {
+  // The partitioned layout locks the id, reads the stored message in its own partition and, only
+  // when it is not there, looks for it in the others (found: it would move, refused below).
+  const own = partitioned ? ' AND m0.conversation_id = x."conversationId"' : "";
+  const elsewhere = partitioned
+    ? `
+  IF NOT FOUND THEN
+    SELECT m0.id, m0.conversation_id, m0.deleted_at, m0.user_id, m0.tenant_id INTO old
+      FROM ${s}.messages m0 WHERE m0.id = x.id LIMIT 1;
+  END IF;`
+    : "";
+  // The partitioned keys cannot see a move (they include the conversation): refuse it here.
+  const moved = partitioned
+    ? `
+  IF old.conversation_id <> x."conversationId" THEN
+    ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
+  END IF;`
+    : "";
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
+LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
+DECLARE
+  x record;
+  conv record;
+  old record;
+  rule text;
+  stored jsonb;
+BEGIN
+  SELECT * INTO x FROM jsonb_to_record(p_message) AS r(
+    ${recordDefinition(MESSAGE, "    ")});
+  -- Same lock as ms_put_messages: the conversation cannot be deleted before this statement ends.
+  SELECT c0.user_id, c0.tenant_id, c0.deleted_at INTO conv
+    FROM ${s}.conversations c0 WHERE c0.id = x."conversationId" FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
+      DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
+  END IF;${partitioned ? `\n  ${lockId(s, "messages", "x.id")}` : ""}
+  SELECT m0.id, m0.conversation_id, m0.deleted_at, m0.user_id, m0.tenant_id INTO old
+    FROM ${s}.messages m0 WHERE m0.id = x.id${own};${elsewhere}
+  rule := ${messageRule("x", "conv", "old")};
+  IF rule IS NOT NULL THEN
+    ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
+  END IF;${moved}
+  INSERT INTO ${s}.messages AS m (
+    ${columnList(MESSAGE, "", "    ")})
+  VALUES (
+    ${recordFields(MESSAGE, "x", "    ", { tenantId: "conv.tenant_id" })})
+  ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
+    ${setList(MESSAGE, "    ", MESSAGE_SET)}
+  WHERE m.conversation_id = EXCLUDED.conversation_id
+  RETURNING jsonb_build_array(${STORED_FACTS("m")}) INTO stored;
+  IF NOT FOUND THEN
+    ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
+  END IF;
+  UPDATE ${s}.conversations c0 SET last_message_at = x."timestamp"
+   WHERE c0.id = x."conversationId"
+     AND (c0.last_message_at IS NULL OR c0.last_message_at < x."timestamp");
+  RETURN stored;
+END
+$fn$;`;
+}
