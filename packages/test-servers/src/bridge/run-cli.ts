@@ -1,17 +1,20 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 /**
- * Runs the built `message-store` CLI of the package under test (its `@message-store/cli` dev
- * dependency, resolved from the working directory vitest runs in); resolves to its stdout, or
- * rejects with its output.
+ * Runs the `message-store` command of the package under test (the bin of its `@message-store/cli`
+ * dev dependency, resolved from the working directory vitest runs in); resolves to its stdout,
+ * or rejects with its output.
  */
 export function runCli(args: string[]): Promise<string> {
   const manifest = createRequire(join(process.cwd(), "noop.js")).resolve(
     "@message-store/cli/package.json",
   );
-  const child = spawn(process.execPath, [join(dirname(manifest), "dist/index.js"), ...args], {
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
+  const command = join(dirname(manifest), bin["message-store"]!);
+  const child = spawn(process.execPath, [command, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
