@@ -45,6 +45,7 @@ export {
   type ValidationIssue,
 } from "./errors.js";
 export type {
+  NoStorageAdapterImported,
   StorageConfigMap,
   StorageName,
   StoreConfig,
@@ -134,5 +135,6 @@ export {
   toOpenAIChatMessages,
 } from "./replay/to-openai-chat-messages.js";
 export { type ConversationOwner, ensureConversation } from "./session/ensure-conversation.js";
+export { sessionTurnOf } from "./session/session-turn-of.js";
 export { MessageStore } from "./store/message-store.js";
 export type { MessageStoreApi, StoreCapabilities } from "./store/message-store-api.js";

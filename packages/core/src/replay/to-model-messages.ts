@@ -64,8 +64,11 @@ export type AiSdkModelMessage =
  *   scalars too, so that e.g. a 20-digit id is not rounded to a float). A stored `ToolCall.result`
  *   is `text` when it is a string and `json` otherwise. A missing result is `error-text`.
  *
- * Recent AI SDK versions warn about system messages inside `messages`: prefer passing your
- * prompt as `generateText({ system })` over `systemPrompt`, or set `allowSystemInMessages`.
+ * Stored `system` messages are replayed in place. The AI SDK treats system messages inside
+ * `messages` differently per major: ai 5 and 6 accept them, ai 7 rejects them with
+ * `InvalidPromptError` unless the call sets `allowSystemInMessages: true`. Pass your own prompt
+ * as `generateText({ system })`, and filter stored system messages out (or move them to
+ * `system`) for ai 7; `@message-store/ai-sdk`'s `loadModelMessages` has an option for it.
  */
 export function toModelMessages(
   messages: readonly Message[],
