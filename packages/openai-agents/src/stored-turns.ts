@@ -4,6 +4,7 @@ import {
   type Message,
   newId,
   type SessionTurn,
+  sessionTurnOf,
 } from "@message-store/core";
 import type { AgentInputItem } from "@openai/agents";
 import { fieldsOf, itemsAsJson } from "./items-to-record.js";
@@ -39,20 +40,10 @@ export function sessionMetadata(message: Message): SessionMetadata {
     : {};
 }
 
-/** `message` as a turn of `storeSessionMessages` that rewrites it in place (same id and place). */
+/** `message` rewritten in place (same id and place) with `metadata` as the session's. */
 function sameMessage(message: Message, metadata: SessionMetadata): SessionTurn {
-  const {
-    conversationId: _conversationId,
-    userId: _userId,
-    tenantId: _tenantId,
-    timestamp: _timestamp,
-    deletedAt: _deletedAt,
-    originalContent,
-    ...fields
-  } = message;
   return {
-    ...fields,
-    content: originalContent,
+    ...sessionTurnOf(message),
     metadata: { ...message.metadata, [METADATA_KEY]: metadata as unknown as JsonObject },
   };
 }
