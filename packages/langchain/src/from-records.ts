@@ -1,25 +1,51 @@
 import {
   AIMessage,
+  AIMessageChunk,
   type BaseMessage,
+  ChatMessageChunk,
+  FunctionMessageChunk,
   HumanMessage,
-  mapStoredMessagesToChatMessages,
+  HumanMessageChunk,
+  mapStoredMessageToChatMessage,
   type StoredMessage,
   SystemMessage,
+  SystemMessageChunk,
   ToolMessage,
+  ToolMessageChunk,
 } from "@langchain/core/messages";
 import type { Message } from "@message-store/core";
-import { METADATA_KEY } from "./to-records.js";
+import { type LangChainMetadata, METADATA_KEY } from "./to-records.js";
 
-function storedOf(record: Message): StoredMessage | undefined {
+/** The chunk class of each serialised message type. */
+const CHUNKS: Record<string, new (fields: never) => BaseMessage> = {
+  ai: AIMessageChunk,
+  human: HumanMessageChunk,
+  system: SystemMessageChunk,
+  tool: ToolMessageChunk,
+  generic: ChatMessageChunk,
+  function: FunctionMessageChunk,
+};
+
+function metadataOf(record: Message): LangChainMetadata {
   const value = record.metadata[METADATA_KEY];
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const stored = (value as { stored?: unknown }).stored;
-  return typeof stored === "object" && stored !== null ? (stored as StoredMessage) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as LangChainMetadata)
+    : {};
+}
+
+/** The message the history stored, as the class it was added as; undefined for other messages. */
+function restored(record: Message): BaseMessage | undefined {
+  const { stored, chunk } = metadataOf(record);
+  if (typeof stored !== "object" || stored === null) return undefined;
+  const message = stored as unknown as StoredMessage;
+  const Chunk = chunk ? CHUNKS[message.type] : undefined;
+  return Chunk ? new Chunk(message.data as never) : mapStoredMessageToChatMessage(message);
 }
 
 /**
  * Stored messages as LangChain messages, in order. A message written by the history comes back
- * exactly as it was added (LangChain's own `mapStoredMessagesToChatMessages`). One written any
+ * exactly as it was added: LangChain's own `mapStoredMessageToChatMessage`, or the chunk class
+ * (`AIMessageChunk`, …) for a chunk, with the fields it had. One written any
  * other way (core, another bridge, the CLI's import) is rebuilt from its fields, with its id as
  * the message id: `user` → HumanMessage, `system` → SystemMessage, `assistant` and
  * `colleague_assistant` → AIMessage with `tool_calls`, `tool` → ToolMessage (skipped without a
@@ -32,9 +58,9 @@ export function fromRecords(records: readonly Message[]): BaseMessage[] {
     if (r.role === "tool" && r.toolCallId !== null) answered.add(r.toolCallId);
   const out: BaseMessage[] = [];
   for (const r of records) {
-    const stored = storedOf(r);
-    if (stored) {
-      out.push(...mapStoredMessagesToChatMessages([stored]));
+    const message = restored(r);
+    if (message) {
+      out.push(message);
       continue;
     }
     const base = { id: r.id, content: r.originalContent };

@@ -7,5 +7,5 @@ export {
   MessageStoreChatMessageHistory,
   type MessageStoreChatMessageHistoryInput,
 } from "./message-store-chat-history.js";
-export { type RecordTarget, toRecords } from "./to-records.js";
+export { type RecordTarget, toRecords, toTurns } from "./to-records.js";
 export { type TurnUsage, turnUsage } from "./turn-usage.js";

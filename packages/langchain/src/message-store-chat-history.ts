@@ -1,8 +1,14 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
-import { ensureConversation, type Message, type MessageStoreApi, newId } from "@message-store/core";
+import {
+  type JsonObject,
+  type Message,
+  type MessageStoreApi,
+  newId,
+  sessionTurnOf,
+} from "@message-store/core";
 import { dropCutOffToolResults, fromRecords } from "./from-records.js";
-import { toRecords } from "./to-records.js";
+import { type LangChainMetadata, METADATA_KEY, toTurns } from "./to-records.js";
 import { turnUsage } from "./turn-usage.js";
 
 /** Options of {@link MessageStoreChatMessageHistory}. */
@@ -30,10 +36,11 @@ const PAGE = 1000;
  * `BaseListChatMessageHistory`, e.g. `RunnableWithMessageHistory({ getMessageHistory })`.
  *
  * Messages are stored as ordinary messages of the conversation (see the README's mapping), so
- * the CLI, replay and analytics read them, and they come back exactly as added. Each
- * `addMessages` call is one all-or-nothing batch, appended after the newest stored message. When
- * the added AIMessages carry `usage_metadata`, a turn trace (tokens, model, latency since the
- * turn's first `getMessages`) is stored on the last of them.
+ * the CLI, replay and analytics read them, and they come back exactly as added (same class,
+ * chunks included). Each `addMessages` call is one atomic `storeSessionMessages` write, placed
+ * after the newest stored message. When the added AIMessages carry `usage_metadata`, a turn
+ * trace (tokens, model, latency since the turn's first `getMessages`) is stored on the last of
+ * them.
  */
 export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ["langchain", "stores", "message", "message_store"];
@@ -43,6 +50,8 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
   readonly userId: string;
   readonly agentId: string | undefined;
   readonly limit: number | undefined;
+  /** The store seen as the owner: another user's conversation reads empty and refuses writes. */
+  readonly #view: MessageStoreApi;
   /** When the running turn first read the history; cleared by each write. */
   #turnStartedAt: number | null = null;
 
@@ -53,6 +62,7 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
     this.userId = fields.userId;
     this.agentId = fields.agentId;
     this.limit = fields.limit;
+    this.#view = fields.store.forUser(fields.userId);
   }
 
   /**
@@ -61,23 +71,26 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
    */
   async getMessages(): Promise<BaseMessage[]> {
     this.#turnStartedAt ??= Date.now();
-    const conversation = await this.store.getConversation(this.sessionId);
-    if (conversation === null || conversation.userId !== this.userId) return [];
     if (this.limit !== undefined) {
-      const window = await this.store.getImmediateContext(this.sessionId, this.limit);
+      const window = await this.#view.getImmediateContext(this.sessionId, this.limit);
       return dropCutOffToolResults(fromRecords(window));
     }
+    return fromRecords((await this.#transcript()).filter((m) => !m.isFlagged));
+  }
+
+  /** Every message of the session, flagged ones included, oldest first. */
+  async #transcript(): Promise<Message[]> {
     const records: Message[] = [];
     let cursor: string | null = null;
     do {
-      const page = await this.store.getMessagesByConversationId(this.sessionId, {
+      const page = await this.#view.getMessagesByConversationId(this.sessionId, {
         limit: PAGE,
         cursor,
       });
-      for (const m of page.items) if (!m.isFlagged) records.push(m);
+      records.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor !== null);
-    return fromRecords(records);
+    return records;
   }
 
   /** Appends one message; see {@link addMessages}. */
@@ -94,21 +107,14 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
     const startedAt = this.#turnStartedAt;
     this.#turnStartedAt = null;
     if (messages.length === 0) return;
-    await ensureConversation(this.store, this.sessionId, {
+    const stored = await this.#view.storeSessionMessages(this.sessionId, toTurns(messages), {
       userId: this.userId,
-      agentId: this.agentId,
+      ...(this.agentId === undefined ? {} : { agentId: this.agentId }),
     });
-    const [newest] = await this.store.getImmediateContext(this.sessionId, 1);
-    const records = toRecords(messages, {
-      conversationId: this.sessionId,
-      userId: this.userId,
-      timestamp: Math.max(Date.now(), newest?.timestamp ?? 0),
-    });
-    const stored = await this.store.storeMessages(records);
     const usage = turnUsage(messages, startedAt === null ? 0 : Date.now() - startedAt);
     const ender = stored.findLast((m) => m.role === "assistant");
     if (usage && ender) {
-      await this.store.storeTurnTrace({
+      await this.#view.storeTurnTrace({
         id: newId(),
         messageId: ender.id,
         conversationId: this.sessionId,
@@ -122,14 +128,26 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /**
-   * Deletes the session: the conversation with its messages and traces. The next write starts
-   * it anew. A session of another user is left alone.
+   * Empties the session: every message is hidden (flagged), so `getMessages()` is `[]`; the
+   * conversation, its messages and their turn traces stay (usage analytics are unchanged), and
+   * the next write appends after them. Erase them with `store.deleteConversation(sessionId)`.
+   * A session of another user is left alone.
    */
   override async clear(): Promise<void> {
     this.#turnStartedAt = null;
-    const conversation = await this.store.getConversation(this.sessionId);
-    if (conversation !== null && conversation.userId === this.userId) {
-      await this.store.deleteConversation(this.sessionId);
-    }
+    const visible = (await this.#transcript()).filter((m) => !m.isFlagged);
+    if (visible.length === 0) return;
+    const hidden = visible.map((m) => {
+      const metadata: LangChainMetadata = {
+        ...(m.metadata[METADATA_KEY] as object),
+        hidden: "cleared",
+      };
+      return {
+        ...sessionTurnOf(m),
+        isFlagged: true,
+        metadata: { ...m.metadata, [METADATA_KEY]: metadata as unknown as JsonObject },
+      };
+    });
+    await this.#view.storeSessionMessages(this.sessionId, hidden, { userId: this.userId });
   }
 }

@@ -1,9 +1,15 @@
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  type BaseMessage,
+  isBaseMessageChunk,
+  ToolMessage,
+} from "@langchain/core/messages";
 import {
   type JsonObject,
   type MessageInput,
   type MessageRole,
   newId,
+  type SessionTurn,
   type ToolCallInput,
   ValidationError,
 } from "@message-store/core";
@@ -19,6 +25,16 @@ export interface RecordTarget {
 /** Key under `Message.metadata` holding LangChain's own serialisation of the message. */
 export const METADATA_KEY = "langchain";
 
+/** `metadata.langchain` of a message written by the history. */
+export interface LangChainMetadata {
+  /** The message as `toDict()` serialises it. */
+  stored?: JsonObject;
+  /** True for a chunk class (`AIMessageChunk`, …): it is read back as that class. */
+  chunk?: boolean;
+  /** Set when `clear()` hid the message. */
+  hidden?: "cleared";
+}
+
 const ROLES: Record<string, MessageRole> = {
   human: "user",
   user: "user",
@@ -31,21 +47,24 @@ const ROLES: Record<string, MessageRole> = {
 };
 
 /**
- * LangChain messages as messages of the store, one each, in order:
+ * LangChain messages as turns of `storeSessionMessages`, one each, in order:
  *
  * - `HumanMessage` → `user`, `AIMessage` → `assistant`, `SystemMessage` → `system`,
  *   `ToolMessage` → `tool` (with `toolCallId` = `tool_call_id` and `toolName` = `name`, or the
- *   name of the call in the same batch); a `ChatMessage` by its role.
- * - `originalContent` is the message's text (`message.text`: its string content or its text
+ *   name of the call in the same batch); a `ChatMessage` by its role; the chunk classes
+ *   (`AIMessageChunk`, …) like their messages.
+ * - The text (`content`) is the message's text (`message.text`: its string content or its text
  *   blocks). An AIMessage's `tool_calls` become `toolCalls` (a call without an id gets a new one)
  *   and its reasoning blocks `reasoningSteps`.
  * - The message exactly as LangChain serialises it for its own chat histories (`toDict()`:
  *   content blocks, ids, `additional_kwargs`, `response_metadata`, `usage_metadata`, tool status
- *   and artifact, …) is kept under `metadata.langchain.stored`, so reading back is lossless.
+ *   and artifact, tool call chunks, …) is kept under `metadata.langchain.stored`, with `chunk:
+ *   true` for a chunk class, so reading back gives the same class and fields.
  *
- * Throws `ValidationError` for a message type no history can hold (e.g. `RemoveMessage`).
+ * Each turn gets a new id. Throws `ValidationError` for a message type no history can hold
+ * (e.g. `RemoveMessage`).
  */
-export function toRecords(messages: readonly BaseMessage[], target: RecordTarget): MessageInput[] {
+export function toTurns(messages: readonly BaseMessage[]): SessionTurn[] {
   const callNames = new Map<string, string>();
   for (const m of messages) {
     if (AIMessage.isInstance(m))
@@ -61,29 +80,45 @@ export function toRecords(messages: readonly BaseMessage[], target: RecordTarget
         { adapter: "langchain" },
       );
     }
-    const record: MessageInput = {
+    const metadata: LangChainMetadata = {
+      stored: toJson(message.toDict(), `message ${index}`) as JsonObject,
+      ...(isBaseMessageChunk(message) ? { chunk: true } : {}),
+    };
+    const turn: SessionTurn = {
       id: newId(),
-      conversationId: target.conversationId,
-      userId: target.userId,
       role,
-      originalContent: message.text,
-      timestamp: target.timestamp,
-      metadata: { [METADATA_KEY]: { stored: toJson(message.toDict(), `message ${index}`) } },
+      content: message.text,
+      metadata: { [METADATA_KEY]: metadata as unknown as JsonObject },
     };
     if (AIMessage.isInstance(message)) {
       const calls = message.tool_calls ?? [];
-      if (calls.length > 0) record.toolCalls = calls.map(toToolCall);
+      if (calls.length > 0) turn.toolCalls = calls.map(toToolCall);
       const reasoning = message.contentBlocks.flatMap((b) =>
         b.type === "reasoning" && typeof b.reasoning === "string" ? [b.reasoning] : [],
       );
-      if (reasoning.length > 0) record.reasoningSteps = reasoning;
+      if (reasoning.length > 0) turn.reasoningSteps = reasoning;
     }
     if (ToolMessage.isInstance(message)) {
-      record.toolCallId = message.tool_call_id || null;
-      record.toolName = message.name ?? callNames.get(message.tool_call_id) ?? null;
+      turn.toolCallId = message.tool_call_id || null;
+      turn.toolName = message.name ?? callNames.get(message.tool_call_id) ?? null;
     }
-    return record;
+    return turn;
   });
+}
+
+/**
+ * LangChain messages as messages for `storeMessages`, one each, in order: {@link toTurns} with
+ * the conversation, user and timestamp of `target`.
+ */
+export function toRecords(messages: readonly BaseMessage[], target: RecordTarget): MessageInput[] {
+  return toTurns(messages).map(({ content, ...turn }) => ({
+    ...turn,
+    id: turn.id ?? newId(),
+    conversationId: target.conversationId,
+    userId: target.userId,
+    originalContent: content,
+    timestamp: target.timestamp,
+  }));
 }
 
 function toToolCall(call: { id?: string; name: string; args: unknown }): ToolCallInput {

@@ -196,7 +196,13 @@ describe.each(BRIDGE_BACKENDS)("MessageStoreChatMessageHistory on %s", (backend)
 
     await mine.clear();
     expect(await mine.getMessages()).toEqual([]);
-    expect(await ctx.store.getConversation(sessionId)).toBeNull();
+    // Clearing hides: the conversation and its messages stay for audit and usage analytics.
+    expect(await ctx.store.getConversation(sessionId)).not.toBeNull();
+    const cleared = (await ctx.store.getMessagesByConversationId(sessionId)).items;
+    expect(cleared.map((m) => [m.originalContent, m.isFlagged])).toEqual([
+      ["mine", true],
+      ["ok", true],
+    ]);
     await mine.addUserMessage("again");
     expect((await mine.getMessages()).map((m) => m.text)).toEqual(["again"]);
   });
