@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The bridge's tests run against every AI SDK major of its peer range: ai 7 (the `ai`
- * devDependency) on JSON and PostgreSQL, and ai 5 and 6 (the `ai-v5` / `ai-v6` aliases, swapped
- * in for `ai` in the bridge and the tests alike) on JSON.
+ * devDependency) and ai 6 (`ai-v6`, what `npm install ai` gives on Node 20) on JSON and
+ * PostgreSQL, and ai 5 (`ai-v5`) on JSON; the older majors are swapped in for `ai` in the bridge
+ * and the tests alike.
  */
 const olderMajor = (major: 5 | 6) => ({
   extends: true as const,
@@ -26,14 +27,11 @@ export default defineConfig({
     testTimeout: 30_000,
     isolate: false,
     hookTimeout: 120_000,
+    globalSetup: ["@message-store/test-servers/bridge-setup"],
     projects: [
       {
         extends: true,
-        test: {
-          name: "ai@7",
-          env: { AI_MAJOR: "7" },
-          globalSetup: ["test/support/global-setup.ts"],
-        },
+        test: { name: "ai@7", env: { AI_MAJOR: "7" } },
       },
       olderMajor(6),
       olderMajor(5),

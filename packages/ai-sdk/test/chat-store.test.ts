@@ -1,4 +1,5 @@
 import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import { useBridgeStore } from "@message-store/test-servers/bridge";
 import {
   convertToModelMessages,
   createIdGenerator,
@@ -10,8 +11,8 @@ import {
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createChatStore, saveModelMessages } from "../src/index.js";
+import { BACKENDS } from "./support/ai-major.js";
 import { scriptedModel } from "./support/mock-model.js";
-import { BACKENDS, useStore } from "./support/stores.js";
 
 const tools = {
   weather: tool({
@@ -25,7 +26,7 @@ function userMessage(text: string): UIMessage {
 }
 
 describe.each(BACKENDS)("chat persistence (useChat) on %s", (backend) => {
-  const ctx = useStore(backend);
+  const ctx = useBridgeStore(backend);
 
   /** One POST of the AI SDK guide's route: the client sends its last message only. */
   async function post(

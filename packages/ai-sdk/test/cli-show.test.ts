@@ -1,16 +1,16 @@
 import { newId } from "@message-store/core";
+import { runCli, useBridgeStore } from "@message-store/test-servers/bridge";
 import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { saveModelMessages } from "../src/index.js";
-import { responseMessagesOf } from "./support/ai-major.js";
+import { BACKENDS, responseMessagesOf } from "./support/ai-major.js";
 import { scriptedModel } from "./support/mock-model.js";
-import { BACKENDS, runCli, useStore } from "./support/stores.js";
 
 describe.each(BACKENDS)(
   "the CLI shows a conversation written through the bridge (%s)",
   (backend) => {
-    const ctx = useStore(backend);
+    const ctx = useBridgeStore(backend);
 
     it("message-store show conversation: text, tool call, tool result and turn totals", async () => {
       const conversationId = newId();

@@ -1,9 +1,9 @@
 import { LOOKUP_MESSAGE_TOOL, lookupMessageParameters, ValidationError } from "@message-store/core";
+import { useBridgeStore } from "@message-store/test-servers/bridge";
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { loadModelMessages, lookupMessageTool } from "../src/index.js";
 import { generatingModel } from "./support/mock-model.js";
-import { useStore } from "./support/stores.js";
 
 const LONG = `${"head ".repeat(60)}${"middle ".repeat(200)}${"tail ".repeat(60)}`;
 
@@ -19,7 +19,7 @@ function toolResultsSent(calls: { prompt: { role: string; content: unknown }[] }
 }
 
 describe("lookupMessageTool in a generateText loop (JSON store)", () => {
-  const ctx = useStore("json");
+  const ctx = useBridgeStore("json");
 
   it("the model reads a compressed message's full text by the id in the hint, and nothing of another user or conversation", async () => {
     const { store } = ctx;

@@ -1,11 +1,11 @@
 import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import { useBridgeStore } from "@message-store/test-servers/bridge";
 import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadModelMessages, saveModelMessages } from "../src/index.js";
-import { AI_MAJOR, responseMessagesOf } from "./support/ai-major.js";
+import { AI_MAJOR, BACKENDS, responseMessagesOf } from "./support/ai-major.js";
 import { scriptedModel } from "./support/mock-model.js";
-import { BACKENDS, useStore } from "./support/stores.js";
 
 const weather = tool({
   description: "Current weather of a city",
@@ -14,7 +14,7 @@ const weather = tool({
 });
 
 describe.each(BACKENDS)("streamText turns on %s", (backend) => {
-  const ctx = useStore(backend);
+  const ctx = useBridgeStore(backend);
 
   it("persists a multi-step tool-calling turn, reloads it and continues from the store", async () => {
     const { store } = ctx;
