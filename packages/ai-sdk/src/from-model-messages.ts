@@ -7,6 +7,7 @@ import {
   UNAVAILABLE_TOOL_RESULT,
 } from "@message-store/core";
 import type { ModelMessage } from "ai";
+import { withBridgeMetadata } from "./bridge-metadata.js";
 import { isJsonObject, toJson } from "./json-value.js";
 
 /** Where converted messages go and how they are stamped. */
@@ -26,70 +27,86 @@ type ToolResultOutput = Extract<
   { type: "tool-result" }
 >["output"];
 
+/** What one AI SDK `ModelMessage` becomes: the fields of its stored messages, in order. */
+export type ModelMessageFields = Pick<
+  MessageInput,
+  "role" | "originalContent" | "reasoningSteps" | "toolCalls" | "toolCallId" | "toolName"
+> & {
+  /** Ids of the message's provider-executed tool calls (web search and other provider tools). */
+  providerExecuted?: string[];
+};
+
 /**
- * Converts AI SDK `ModelMessage[]` (for example `await result.responseMessages` of `streamText`,
- * or `response.messages` on ai 5/6, with the user's prompt in front) into messages for
- * `storeMessages`: the inverse of core's `toModelMessages`. Pure; ids and timestamps come from
- * the options.
+ * The stored messages one `ModelMessage` stands for (see {@link fromModelMessages}): one for a
+ * system, user or assistant message, one per tool result for a `tool` message.
+ */
+export function modelMessageFields(message: ModelMessage): ModelMessageFields[] {
+  switch (message.role) {
+    case "system":
+      return [{ role: "system", originalContent: message.content }];
+    case "user":
+      return [{ role: "user", originalContent: textOf(message.content) }];
+    case "assistant":
+      return [{ role: "assistant", ...assistantFields(message.content) }];
+    case "tool":
+      return message.content.flatMap((part) => {
+        if (part.type !== "tool-result") return [];
+        const text = outputText(part.output);
+        if (text === null) return [];
+        return [
+          {
+            role: "tool" as const,
+            originalContent: text,
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+          },
+        ];
+      });
+    default:
+      return [];
+  }
+}
+
+/**
+ * Converts AI SDK `ModelMessage[]` (a prompt and `await result.responseMessages` on ai 7, or
+ * `(await result.response).messages` on ai 5/6) into messages for `storeMessages`: the inverse
+ * of core's `toModelMessages`. Pure; ids and timestamps come from the options.
  *
  * - `system` / `user`: one message each; the text is the string content, or the text parts
  *   concatenated. Image and file parts are dropped.
  * - `assistant`: one message; text parts concatenated into `originalContent`, `reasoning` parts
  *   into `reasoningSteps`, `tool-call` parts into `toolCalls` (`input` as `arguments`; an input
  *   that is not an object is kept as `{ input }`). A provider-executed `tool-result` part in the
- *   same message becomes that call's `result`. File, custom and approval parts are dropped.
+ *   same message becomes that call's `result`, and the ids of provider-executed calls are listed
+ *   in `metadata["ai-sdk"].providerExecuted`. File, custom and approval parts are dropped.
  * - `tool`: one `tool` message per `tool-result` part, with `toolCallId`, `toolName` and the
  *   output as text: `text` / `error-text` verbatim, `json` / `error-json` as compact JSON,
  *   `execution-denied` as its reason, `content` as its text parts. An `error-text` result that is
  *   core's "unavailable" placeholder is a replay artefact, not a result, and is skipped.
  *
- * Throws `ValidationError` only for values JSON cannot hold; the store validates the rest.
+ * `saveModelMessages` also keeps each `ModelMessage` itself, so that `loadModelMessages` gives it
+ * back exactly. Throws `ValidationError` only for values JSON cannot hold.
  */
 export function fromModelMessages(
   messages: readonly ModelMessage[],
   options: FromModelMessagesOptions,
 ): MessageInput[] {
   const timestamp = options.timestamp ?? Date.now();
-  const out: MessageInput[] = [];
-  const push = (fields: Partial<MessageInput> & Pick<MessageInput, "role">) => {
-    out.push({
-      id: options.messageId ? options.messageId(out.length) : newId(),
+  const fields = messages.flatMap(modelMessageFields);
+  return fields.map(({ providerExecuted, ...message }, i) => {
+    const metadata = withBridgeMetadata(
+      options.metadata,
+      providerExecuted ? { providerExecuted } : {},
+    );
+    return {
+      id: options.messageId ? options.messageId(i) : newId(),
       conversationId: options.conversationId,
       userId: options.userId,
-      originalContent: "",
       timestamp,
-      ...(options.metadata ? { metadata: options.metadata } : {}),
-      ...fields,
-    });
-  };
-
-  for (const message of messages) {
-    switch (message.role) {
-      case "system":
-        push({ role: "system", originalContent: message.content });
-        break;
-      case "user":
-        push({ role: "user", originalContent: textOf(message.content) });
-        break;
-      case "assistant":
-        push({ role: "assistant", ...assistantFields(message.content) });
-        break;
-      case "tool":
-        for (const part of message.content) {
-          if (part.type !== "tool-result") continue;
-          const text = outputText(part.output);
-          if (text === null) continue;
-          push({
-            role: "tool",
-            originalContent: text,
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-          });
-        }
-        break;
-    }
-  }
-  return out;
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+      ...message,
+    };
+  });
 }
 
 function textOf(content: string | readonly { type: string; text?: string }[]): string {
@@ -99,11 +116,12 @@ function textOf(content: string | readonly { type: string; text?: string }[]): s
 
 function assistantFields(
   content: Extract<ModelMessage, { role: "assistant" }>["content"],
-): Pick<MessageInput, "originalContent" | "reasoningSteps" | "toolCalls"> {
+): Omit<ModelMessageFields, "role" | "toolCallId" | "toolName"> {
   if (typeof content === "string") return { originalContent: content };
   let text = "";
   const reasoningSteps: string[] = [];
   const toolCalls: ToolCallInput[] = [];
+  const providerExecuted: string[] = [];
   const results = new Map<string, Json>();
   for (const part of content) {
     switch (part.type) {
@@ -120,6 +138,7 @@ function assistantFields(
           toolName: part.toolName,
           arguments: isJsonObject(input) ? input : { input },
         });
+        if (part.providerExecuted) providerExecuted.push(part.toolCallId);
         break;
       }
       case "tool-result":
@@ -135,6 +154,7 @@ function assistantFields(
     originalContent: text,
     ...(reasoningSteps.length > 0 ? { reasoningSteps } : {}),
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(providerExecuted.length > 0 ? { providerExecuted } : {}),
   };
 }
 

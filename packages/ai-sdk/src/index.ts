@@ -13,8 +13,10 @@ export {
   type OnFinishOptions,
   type UIMessageStreamEndEvent,
 } from "./chat/chat-store.js";
+export { chatMessageId } from "./chat/ui-records.js";
 export { type FromModelMessagesOptions, fromModelMessages } from "./from-model-messages.js";
 export { lookupMessageTool } from "./lookup-message-tool.js";
+export { type ModelCallResult, responseMessagesOf } from "./model-call-result.js";
 export {
   type LoadModelMessagesOptions,
   loadModelMessages,
@@ -22,6 +24,7 @@ export {
   type SaveModelMessagesOptions,
   saveModelMessages,
 } from "./model-messages-memory.js";
+export type { SystemMessages } from "./model-window.js";
 export {
   type StepUsage,
   type StepUsageLike,

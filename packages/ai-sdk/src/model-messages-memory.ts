@@ -1,27 +1,34 @@
 import {
   type CompressInput,
   type ConversationOwner,
-  ensureConversation,
+  type JsonObject,
   type Message,
   type MessageStoreApi,
+  newId,
   type ReplayOptions,
+  type SessionTurn,
   type TurnTrace,
-  toModelMessages,
 } from "@message-store/core";
 import type { ModelMessage } from "ai";
-import { fromModelMessages } from "./from-model-messages.js";
+import { withBridgeMetadata } from "./bridge-metadata.js";
+import { modelMessageFields } from "./from-model-messages.js";
+import { toJson } from "./json-value.js";
+import { type ModelCallResult, responseMessagesOf } from "./model-call-result.js";
+import { modelMessagesOf, type SystemMessages } from "./model-window.js";
 import type { StepUsageLike } from "./turn-trace.js";
 import { writeTurnTrace } from "./write-trace.js";
 
 /** What {@link saveModelMessages} stores. */
 export interface SaveModelMessagesOptions extends ConversationOwner {
   conversationId: string;
+  /** Messages to append first, in order: typically the user's prompt of the turn. */
+  messages?: readonly ModelMessage[];
   /**
-   * The turn to append, in order: typically the user's message followed by
-   * `await result.responseMessages` (ai 7) or `(await result.response).messages` (ai 5/6).
+   * The `generateText` / `streamText` result of the turn: its response messages (of every step,
+   * on every `ai` major) are appended after `messages`, and its `steps` give the turn's trace.
    */
-  messages: readonly ModelMessage[];
-  /** `await result.steps`: when given, the turn's trace is stored on its last assistant message. */
+  result?: ModelCallResult;
+  /** The turn's steps, when no `result` is given: the trace is stored from them. */
   steps?: readonly StepUsageLike[];
   /** Wall-clock start of the turn (epoch ms), for latency on ai 5 and 6. */
   startedAt?: number;
@@ -35,13 +42,43 @@ export interface SavedTurn {
   trace: TurnTrace | null;
 }
 
+/** The store as the owner sees it: through `forUser` (and `forTenant`). */
+function ownerView(store: MessageStoreApi, owner: ConversationOwner): MessageStoreApi {
+  const user = store.forUser(owner.userId);
+  return owner.tenantId == null ? user : user.forTenant(owner.tenantId);
+}
+
 /**
- * Appends one turn of AI SDK messages to a conversation, creating the conversation (for
- * `userId`, with `agentId`) if it does not exist. Messages are converted by
- * {@link fromModelMessages} and stored in one all-or-nothing batch, stamped no earlier than the
- * newest message already there so they always come last. With `steps`, a turn trace with the
- * steps' tokens, models and latencies is stored on the last assistant message, under `agentId`
- * (default `"ai-sdk"`).
+ * The turns of `messages`: each `ModelMessage` becomes its stored messages (see
+ * `fromModelMessages`), the first of which keeps the `ModelMessage` itself; the others point to
+ * it.
+ */
+function modelTurns(messages: readonly ModelMessage[]): SessionTurn[] {
+  return messages.flatMap((message, index) => {
+    const model = toJson(message, `message ${index}`) as JsonObject;
+    const headId = newId();
+    return modelMessageFields(message).map(
+      ({ originalContent, providerExecuted, ...fields }, i) => ({
+        ...fields,
+        id: i === 0 ? headId : newId(),
+        content: originalContent,
+        metadata: withBridgeMetadata(undefined, {
+          ...(i === 0 ? { model } : { modelMessageId: headId }),
+          ...(providerExecuted ? { providerExecuted } : {}),
+        }),
+      }),
+    );
+  });
+}
+
+/**
+ * Appends one turn of AI SDK messages to a conversation in one atomic write, creating the
+ * conversation (for `userId`, with `agentId`, `tenantId`, `title`) if it does not exist and
+ * placing the turn after the newest stored message: `messages`, then the response messages of
+ * `result`. Each `ModelMessage` is stored as ordinary messages (see `fromModelMessages`) and
+ * kept whole, so that {@link loadModelMessages} gives it back as it was. With `steps` (or a
+ * `result`), a turn trace with the steps' tokens, models and latencies is stored on the last
+ * assistant message, under `agentId` (default `"ai-sdk"`).
  *
  * Throws `NotFoundError` when the conversation belongs to another user, and the store's errors
  * (`ValidationError`, `ConnectionError`, …); on a throw no message of the turn is stored.
@@ -50,22 +87,27 @@ export async function saveModelMessages(
   store: MessageStoreApi,
   options: SaveModelMessagesOptions,
 ): Promise<SavedTurn> {
-  const { conversationId, userId } = options;
-  await ensureConversation(store, conversationId, options);
-  const [newest] = await store.getImmediateContext(conversationId, 1);
-  const inputs = fromModelMessages(options.messages, {
-    conversationId,
-    userId,
-    timestamp: Math.max(Date.now(), newest?.timestamp ?? 0),
-  });
-  const messages = inputs.length > 0 ? await store.storeMessages(inputs) : [];
+  const { conversationId, userId, result } = options;
+  const view = ownerView(store, options);
+  const all = [...(options.messages ?? []), ...(result ? await responseMessagesOf(result) : [])];
+  const turns = modelTurns(all);
+  const messages =
+    turns.length === 0
+      ? []
+      : await view.storeSessionMessages(conversationId, turns, {
+          userId,
+          ...(options.agentId ? { agentId: options.agentId } : {}),
+          ...(options.tenantId ? { tenantId: options.tenantId } : {}),
+          ...(options.title ? { title: options.title } : {}),
+        });
+  const steps = options.steps ?? (result ? await result.steps : undefined);
   const ender = messages.findLast((m) => m.role === "assistant");
   const trace =
-    options.steps && options.steps.length > 0 && ender
+    steps && steps.length > 0 && ender
       ? await writeTurnTrace(
-          store,
+          view,
           { conversationId, messageId: ender.id, agentId: options.agentId ?? "ai-sdk", userId },
-          options.steps,
+          steps,
           { startedAt: options.startedAt },
         )
       : null;
@@ -74,31 +116,39 @@ export async function saveModelMessages(
 
 /** Options of {@link loadModelMessages}. */
 export interface LoadModelMessagesOptions extends ReplayOptions {
-  /** How many of the newest non-flagged messages to load. */
+  /** How many of the newest non-flagged stored messages to load. */
   limit: number;
   /**
    * Shorten long assistant messages to head + a hint naming the lookup tool + tail
    * (`getImmediateContext`'s `compress`); give the model `lookupMessageTool` with it.
    */
   compress?: CompressInput;
+  /**
+   * Stored `system` messages: `"omit"` (default) leaves them out, so the result can be passed as
+   * `messages` on every `ai` major (ai 7 rejects system messages there unless the call sets
+   * `allowSystemInMessages: true`; ai 5 and 6 accept them with a warning); give your prompt as
+   * the call's `system` (`instructions` on ai 7). `"keep"` keeps them in place.
+   */
+  systemMessages?: SystemMessages;
 }
 
 /**
- * The newest `limit` non-flagged messages of a conversation as AI SDK `ModelMessage[]`, oldest
- * first, ready for `streamText({ messages })`: `getImmediateContext` (compressed with
- * `compress`) followed by core's `toModelMessages` (tool calls paired with their results). `[]`
- * for an unknown conversation.
+ * The newest `limit` non-flagged stored messages of a conversation as AI SDK `ModelMessage[]`,
+ * oldest first, ready for `streamText({ messages })`: what {@link saveModelMessages} stored comes
+ * back as it was saved; messages written by other tools through core's `toModelMessages` (tool
+ * calls paired with their results). Tool results whose call is older than the window are
+ * dropped. `[]` for an unknown conversation.
  */
 export async function loadModelMessages(
   store: MessageStoreApi,
   conversationId: string,
   options: LoadModelMessagesOptions,
 ): Promise<ModelMessage[]> {
-  const { compress, ...replay } = options;
+  const { compress, limit, ...replay } = options;
   const window = await store.getImmediateContext(
     conversationId,
-    options.limit,
+    limit,
     compress === undefined ? {} : { compress },
   );
-  return toModelMessages(window, replay);
+  return modelMessagesOf(window, replay);
 }

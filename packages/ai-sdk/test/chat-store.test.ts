@@ -10,7 +10,7 @@ import {
 } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createChatStore, saveModelMessages } from "../src/index.js";
+import { chatMessageId, createChatStore, saveModelMessages } from "../src/index.js";
 import { BACKENDS } from "./support/ai-major.js";
 import { scriptedModel } from "./support/mock-model.js";
 
@@ -91,11 +91,12 @@ describe.each(BACKENDS)("chat persistence (useChat) on %s", (backend) => {
 
     // Other tools see ordinary messages: one per step, the tool result as a tool message.
     const stored = (await store.getMessagesByConversationId(chatId)).items;
+    const answerId = chatMessageId(chatId, first[1]!.id);
     expect(stored.map((m) => [m.id, m.role])).toEqual([
-      [first[0]!.id, "user"],
-      [first[1]!.id, "assistant"],
-      [`${first[1]!.id}:1`, "tool"],
-      [`${first[1]!.id}:2`, "assistant"],
+      [chatMessageId(chatId, first[0]!.id), "user"],
+      [answerId, "assistant"],
+      [`${answerId}:1`, "tool"],
+      [`${answerId}:2`, "assistant"],
     ]);
     expect(stored[1]).toMatchObject({
       reasoningSteps: ["Use the tool."],
@@ -131,7 +132,7 @@ describe.each(BACKENDS)("chat persistence (useChat) on %s", (backend) => {
       { role: "assistant", content: "Sunny in Paris." },
     ]);
 
-    const trace = await store.getTurnTraceByMessageId(`${first[1]!.id}:2`);
+    const trace = await store.getTurnTraceByMessageId(`${answerId}:2`);
     expect(trace).toMatchObject({ agentId: "chat-bot", userId: "u1", totalTokens: 73 });
     expect(trace!.llmCalls.map((c) => [c.promptTokens, c.completionTokens])).toEqual([
       [20, 8],
@@ -139,11 +140,14 @@ describe.each(BACKENDS)("chat persistence (useChat) on %s", (backend) => {
     ]);
 
     // Turn 2: only the new message travels; history comes from the store.
-    const spy = vi.spyOn(store, "storeMessages");
+    const spy = vi.spyOn(store.driver, "storeSessionMessages"); // views share the driver
     const second = await post(chats, chatId, userMessage("Thanks!"), model);
     expect(second).toHaveLength(4);
-    const written = spy.mock.calls.flatMap(([batch]) => batch.map((m) => m.id));
-    expect(written).toEqual([second[2]!.id, second[3]!.id]); // unchanged messages are not rewritten
+    const written = spy.mock.calls.flatMap(([request]) => request.messages.map((m) => m.id));
+    expect(written).toEqual([
+      chatMessageId(chatId, second[2]!.id),
+      chatMessageId(chatId, second[3]!.id),
+    ]); // unchanged messages are not rewritten
     expect(await chats.loadChat(chatId)).toEqual(JSON.parse(JSON.stringify(second)));
     expect(model.doStreamCalls[2]!.prompt.map((m) => m.role)).toEqual([
       "user",
@@ -174,17 +178,18 @@ describe.each(BACKENDS)("chat persistence (useChat) on %s", (backend) => {
     await chats.saveChat({ chatId, messages: [question, fresh] });
     expect(await chats.loadChat(chatId)).toEqual([question, fresh]);
     const all = (await store.getMessagesByConversationId(chatId)).items;
+    const id = (uiId: string) => chatMessageId(chatId, uiId);
     expect(all.map((m) => [m.id, m.isFlagged])).toEqual([
-      [question.id, false],
-      ["answer-1", true],
-      ["answer-2", false],
+      [id(question.id), false],
+      [id("answer-1"), true],
+      [id("answer-2"), false],
     ]);
 
     const edited = { ...question, parts: [{ type: "text" as const, text: "Pick an even number" }] };
     await chats.saveChat({ chatId, messages: [edited, fresh] });
     expect(await chats.loadChat(chatId)).toEqual([edited, fresh]);
     const after = (await store.getMessagesByConversationId(chatId)).items;
-    expect(after.map((m) => m.id)).toEqual([question.id, "answer-1", "answer-2"]); // same place
+    expect(after.map((m) => m.id)).toEqual([id(question.id), id("answer-1"), id("answer-2")]); // same place
     expect(after[0]!.originalContent).toBe("Pick an even number");
   });
 

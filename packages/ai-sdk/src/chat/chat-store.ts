@@ -3,24 +3,35 @@ import {
   type ConversationOwner,
   ensureConversation,
   type Message,
-  type MessageInput,
   type MessageStoreApi,
   newId,
+  type SessionTurn,
+  sessionTurnOf,
 } from "@message-store/core";
 import type { ToolSet, UIMessage } from "ai";
+import type { SystemMessages } from "../model-window.js";
 import type { StepUsageLike } from "../turn-trace.js";
 import { writeTurnTrace } from "../write-trace.js";
 import {
+  chatMessageId,
   type LoadedUIMessage,
   recordsToUIMessages,
   uiAsJson,
-  uiMessageToInputs,
+  uiMessageTurns,
 } from "./ui-records.js";
 
 /** Who the chats of a {@link ChatStore} belong to, and how UIMessages are converted. */
 export interface ChatStoreOptions extends ConversationOwner {
   /** The tools of your `streamText` call, so tool outputs convert as they do for the model. */
   tools?: ToolSet;
+  /**
+   * Stored `system` messages written by other tools (a LangChain or Agents conversation):
+   * `"omit"` (default) leaves them out of `loadChat`, so that `convertToModelMessages` of the
+   * loaded chat can be passed to `streamText` on every `ai` major (ai 7 rejects system messages
+   * in `messages` by default); `"keep"` loads them as system UIMessages. UIMessages saved by the
+   * chat store come back as saved either way.
+   */
+  systemMessages?: SystemMessages;
 }
 
 /** The end-of-stream event of `toUIMessageStream` / `toUIMessageStreamResponse` (`onFinish`, `onEnd`). */
@@ -80,31 +91,40 @@ const PAGE = 1000;
 
 /** A {@link ChatStore} on `store` (a store or a `forUser` view) for `options.userId`. */
 export function createChatStore(store: MessageStoreApi, options: ChatStoreOptions): ChatStore {
-  const owner = { userId: options.userId, agentId: options.agentId ?? null };
+  const owner = {
+    userId: options.userId,
+    agentId: options.agentId ?? null,
+    tenantId: options.tenantId ?? null,
+  };
+  const user = store.forUser(owner.userId);
+  const view = owner.tenantId === null ? user : user.forTenant(owner.tenantId);
 
+  /** The chat's visible messages (another user's chat reads empty through the view). */
   async function transcript(chatId: string): Promise<Message[]> {
-    const conversation = await store.getConversation(chatId);
-    if (conversation === null || conversation.userId !== owner.userId) return [];
     const records: Message[] = [];
     let cursor: string | null = null;
     do {
-      const page = await store.getMessagesByConversationId(chatId, { limit: PAGE, cursor });
+      const page = await view.getMessagesByConversationId(chatId, { limit: PAGE, cursor });
       for (const m of page.items) if (!m.isFlagged) records.push(m);
       cursor = page.nextCursor;
     } while (cursor !== null);
     return records;
   }
 
-  /** Saves and resolves to the stored messages of each UIMessage id. */
+  /**
+   * Saves in one atomic `storeSessionMessages` and resolves to the stored messages of each
+   * UIMessage id: changed UIMessages are rewritten in place (their stored messages keep their
+   * ids and places), new ones appended, missing ones hidden.
+   */
   async function persist(chatId: string, messages: UIMessage[]): Promise<Map<string, Message[]>> {
-    await ensureConversation(store, chatId, owner);
-    const stored = await transcript(chatId);
     const loaded = new Map<string, LoadedUIMessage>();
-    for (const entry of recordsToUIMessages(stored)) loaded.set(entry.ui.id, entry);
-    const appendAt = stored.reduce((max, m) => Math.max(max, m.timestamp), Date.now());
-
+    // Loaded as `loadChat` loads them: stored system messages it omits are never hidden.
+    for (const entry of recordsToUIMessages(await transcript(chatId), options.systemMessages)) {
+      loaded.set(entry.ui.id, entry);
+    }
     const result = new Map<string, Message[]>();
-    const writes: MessageInput[] = [];
+    const written = new Map<string, string[]>();
+    const turns: SessionTurn[] = [];
     const kept = new Set<string>();
     for (const message of messages.map(uiAsJson)) {
       const previous = loaded.get(message.id);
@@ -113,41 +133,45 @@ export function createChatStore(store: MessageStoreApi, options: ChatStoreOption
         result.set(message.id, previous.records);
         continue;
       }
-      const inputs = await uiMessageToInputs(message, {
-        conversationId: chatId,
-        userId: owner.userId,
-        timestamp: previous?.records[0]?.timestamp ?? appendAt,
-        tools: options.tools,
-      });
-      for (const input of inputs) kept.add(input.id);
-      writes.push(...inputs);
-      result.set(message.id, inputs as Message[]);
+      const baseId = previous?.records[0]?.id ?? chatMessageId(chatId, message.id);
+      const uiTurns = await uiMessageTurns(message, baseId, options.tools);
+      for (const turn of uiTurns) kept.add(turn.id!);
+      written.set(
+        message.id,
+        uiTurns.map((t) => t.id!),
+      );
+      turns.push(...uiTurns);
     }
     const hidden = [...loaded.values()]
       .flatMap((entry) => entry.records)
       .filter((r) => !kept.has(r.id))
-      .map((r) => ({ ...r, isFlagged: true }));
-    if (writes.length + hidden.length > 0) {
-      const saved = await store.storeMessages([...writes, ...hidden]);
-      const byId = new Map(saved.map((m) => [m.id, m]));
-      for (const [id, records] of result)
-        result.set(
-          id,
-          records.map((r) => byId.get(r.id) ?? r),
-        );
-    }
+      .map((r) => ({ ...sessionTurnOf(r), isFlagged: true }));
+    if (turns.length + hidden.length === 0) return result;
+    const saved = await view.storeSessionMessages(chatId, [...hidden, ...turns], {
+      userId: owner.userId,
+      ...(owner.agentId ? { agentId: owner.agentId } : {}),
+      ...(owner.tenantId ? { tenantId: owner.tenantId } : {}),
+    });
+    const byId = new Map(saved.map((m) => [m.id, m]));
+    for (const [id, ids] of written)
+      result.set(
+        id,
+        ids.map((i) => byId.get(i)!),
+      );
     return result;
   }
 
   return {
     async createChat(args = {}) {
       const id = args.id ?? newId();
-      await ensureConversation(store, id, { ...owner, title: args.title });
+      await ensureConversation(store, id, { ...owner, title: args.title ?? null });
       return id;
     },
 
     async loadChat<M extends UIMessage = UIMessage>(chatId: string): Promise<M[]> {
-      return recordsToUIMessages(await transcript(chatId)).map((entry) => entry.ui as M);
+      return recordsToUIMessages(await transcript(chatId), options.systemMessages).map(
+        (entry) => entry.ui as M,
+      );
     },
 
     async saveChat({ chatId, messages }) {
@@ -166,7 +190,7 @@ export function createChatStore(store: MessageStoreApi, options: ChatStoreOption
         const ender = response && records.get(response.id)?.findLast((m) => m.role === "assistant");
         if (!steps || steps.length === 0 || !ender) return;
         await writeTurnTrace(
-          store,
+          view,
           {
             conversationId: chatId,
             messageId: ender.id,
