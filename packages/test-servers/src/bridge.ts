@@ -1,6 +1,7 @@
 /**
  * `@message-store/test-servers/bridge`: the store harness the framework bridges' tests share
- * (`useBridgeStore` per backend, the CLI runner). Its global setup is
+ * (`useBridgeStore` per backend, the CLI runner, the observations of differential scenarios).
+ * Its global setup is
  * `@message-store/test-servers/bridge-setup`.
  * @packageDocumentation
  */
@@ -12,4 +13,5 @@ export {
   type BridgeStore,
   useBridgeStore,
 } from "./bridge/bridge-stores.js";
+export { type Observation, Observations } from "./bridge/observations.js";
 export { runCli } from "./bridge/run-cli.js";

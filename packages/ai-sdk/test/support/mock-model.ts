@@ -28,9 +28,11 @@ function finishReason(reason: "stop" | "tool-calls") {
   return AI_MAJOR <= 5 ? reason : { unified: reason, raw: reason };
 }
 
-/** One streamed model response: optional reasoning and text, then tool calls. */
+/** One streamed model response: optional reasoning, provider-executed calls, text, tool calls. */
 export interface ScriptedStep {
   reasoning?: string;
+  /** Calls the provider ran itself (web search, …), with their results. */
+  providerCalls?: { id: string; name: string; input: unknown; result: unknown }[];
   text?: string;
   toolCalls?: { id: string; name: string; input: unknown }[];
   usage: [input: number, output: number];
@@ -47,6 +49,24 @@ function streamOf(step: ScriptedStep, n: number): object[] {
       { type: "reasoning-start", id: `r${n}` },
       { type: "reasoning-delta", id: `r${n}`, delta: step.reasoning },
       { type: "reasoning-end", id: `r${n}` },
+    );
+  }
+  for (const call of step.providerCalls ?? []) {
+    parts.push(
+      {
+        type: "tool-call",
+        toolCallId: call.id,
+        toolName: call.name,
+        input: JSON.stringify(call.input),
+        providerExecuted: true,
+      },
+      {
+        type: "tool-result",
+        toolCallId: call.id,
+        toolName: call.name,
+        result: call.result,
+        providerExecuted: true,
+      },
     );
   }
   if (step.text !== undefined) {

@@ -1,9 +1,7 @@
 import type { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { InMemoryChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
-
-/** One observation of a scenario: a label and what the history answered (or threw). */
-export type Observation = [label: string, value: unknown];
+import { type Observation, Observations } from "@message-store/test-servers/bridge";
 
 /** The histories of a scenario, one per session id (as `getMessageHistory` hands them out). */
 export type Histories = (sessionId: string) => BaseListChatMessageHistory;
@@ -19,27 +17,13 @@ export function describeMessage(message: BaseMessage): unknown {
   return { class: message.constructor.name, type, data: { ...data, id } };
 }
 
-/** What a scenario saw, in order, as JSON would carry it; errors by class name. */
-export class Observations {
-  readonly list: Observation[] = [];
-
-  record(label: string, value: unknown): void {
-    this.list.push([label, value === undefined ? "undefined" : JSON.parse(JSON.stringify(value))]);
-  }
-
-  /** Records the messages of a history, described by {@link describeMessage}. */
-  async messages(label: string, history: BaseListChatMessageHistory): Promise<void> {
-    this.record(label, (await history.getMessages()).map(describeMessage));
-  }
-
-  /** Records what `action` resolves to, or the class of the error it rejects with. */
-  async attempt(label: string, action: () => Promise<unknown>): Promise<void> {
-    try {
-      this.record(label, await action());
-    } catch (error) {
-      this.record(label, { error: (error as object).constructor?.name });
-    }
-  }
+/** Records the messages of a history, described by {@link describeMessage}. */
+export async function recordMessages(
+  seen: Observations,
+  label: string,
+  history: BaseListChatMessageHistory,
+): Promise<void> {
+  seen.record(label, (await history.getMessages()).map(describeMessage));
 }
 
 /**

@@ -17,7 +17,7 @@ import { RunnableLambda, RunnableWithMessageHistory } from "@langchain/core/runn
 import { fakeModel } from "@langchain/core/testing";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { reply, toolAgent } from "./agent.js";
-import { describeMessage, type Scenario, saved } from "./differential.js";
+import { describeMessage, recordMessages, type Scenario, saved } from "./differential.js";
 
 /** One message of every class a chat history takes, with the fields providers fill. */
 export function everyMessageKind() {
@@ -78,21 +78,21 @@ export const SCENARIOS: Record<string, Scenario> = {
   ) => {
     const batch = histories("batch");
     await batch.addMessages(everyMessageKind());
-    await seen.messages("batch", batch);
+    await recordMessages(seen, "batch", batch);
     const single = histories("single");
     for (const message of everyMessageKind()) await single.addMessage(message);
-    await seen.messages("one by one", single);
+    await recordMessages(seen, "one by one", single);
     await single.addUserMessage("user text");
     await single.addAIMessage("ai text");
-    await seen.messages("conveniences", single);
+    await recordMessages(seen, "conveniences", single);
     await batch.clear();
-    await seen.messages("cleared", batch);
-    await seen.messages("the other session", single);
+    await recordMessages(seen, "cleared", batch);
+    await recordMessages(seen, "the other session", single);
     await batch.clear();
     await batch.addMessages([new HumanMessage("again"), new AIMessage("ok")]);
-    await seen.messages("written again", batch);
+    await recordMessages(seen, "written again", batch);
     await batch.addMessages([]);
-    await seen.messages("nothing added", batch);
+    await recordMessages(seen, "nothing added", batch);
   },
 
   "RunnableWithMessageHistory around a tool-calling loop, three turns": async (histories, seen) => {
@@ -113,7 +113,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       "model saw",
       model.calls.map((c) => c.messages.map(describeMessage)),
     );
-    await seen.messages("history", histories("tools"));
+    await recordMessages(seen, "history", histories("tools"));
   },
 
   "RunnableWithMessageHistory with a prompt, input and history keys, two sessions": async (
@@ -144,8 +144,8 @@ export const SCENARIOS: Record<string, Scenario> = {
       "model saw",
       model.calls.map((c) => c.messages.map(describeMessage)),
     );
-    await seen.messages("ann", histories("ann"));
-    await seen.messages("bob", histories("bob"));
+    await recordMessages(seen, "ann", histories("ann"));
+    await recordMessages(seen, "bob", histories("bob"));
   },
 
   "RunnableWithMessageHistory streaming a chat model: the answer is stored as a chunk": async (
@@ -163,7 +163,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       seen.record(`streamed ${n}`, streamed);
       await saved(histories("stream"), 2 * (n + 1));
     }
-    await seen.messages("history", histories("stream"));
+    await recordMessages(seen, "history", histories("stream"));
   },
 
   "RunnableWithMessageHistory around a runnable answering with text or an output key": async (
@@ -179,7 +179,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     const config = { configurable: { sessionId: "text" } };
     seen.record("text 1", await text.invoke("one", config));
     seen.record("text 2", await text.invoke("two", config));
-    await seen.messages("text history", histories("text"));
+    await recordMessages(seen, "text history", histories("text"));
 
     const keyed = new RunnableWithMessageHistory({
       runnable: RunnableLambda.from(async (input: { question: string; history?: unknown[] }) => ({
@@ -196,6 +196,6 @@ export const SCENARIOS: Record<string, Scenario> = {
       const out = await keyed.invoke({ question }, keyedConfig);
       seen.record(`keyed ${question}`, describeMessage(out.answer));
     }
-    await seen.messages("keyed history", histories("keyed"));
+    await recordMessages(seen, "keyed history", histories("keyed"));
   },
 };

@@ -1,3 +1,4 @@
+import type { Observations } from "@message-store/test-servers/bridge";
 import {
   Agent,
   type ModelResponse,
@@ -14,7 +15,7 @@ import {
   type ScriptedModelInput,
 } from "@openai/agents/testing";
 import { z } from "zod";
-import type { Observations, Scenario } from "./differential.js";
+import type { Scenario } from "./differential.js";
 
 setTracingDisabled(true); // no exporter, no network
 
