@@ -1,6 +1,7 @@
 /**
  * `@message-store/test-servers/bridge`: the store harness the framework bridges' tests share
- * (`useBridgeStore` per backend, the CLI runner, the observations of differential scenarios).
+ * (`useBridgeStore` per backend, the CLI runner, the observations of differential scenarios,
+ * the README examples' compiler).
  * Its global setup is
  * `@message-store/test-servers/bridge-setup`.
  * @packageDocumentation
@@ -14,4 +15,9 @@ export {
   useBridgeStore,
 } from "./bridge/bridge-stores.js";
 export { type Observation, Observations } from "./bridge/observations.js";
+export {
+  type CompileExamplesOptions,
+  compileExamples,
+  readmeExamples,
+} from "./bridge/readme-examples.js";
 export { runCli } from "./bridge/run-cli.js";
