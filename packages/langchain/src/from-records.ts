@@ -14,7 +14,7 @@ import {
   ToolMessageChunk,
 } from "@langchain/core/messages";
 import type { Message } from "@message-store/core";
-import { type LangChainMetadata, METADATA_KEY } from "./to-records.js";
+import { langChainMetadata } from "./to-records.js";
 
 /** The chunk class of each serialised message type. */
 const CHUNKS: Record<string, new (fields: never) => BaseMessage> = {
@@ -26,16 +26,9 @@ const CHUNKS: Record<string, new (fields: never) => BaseMessage> = {
   function: FunctionMessageChunk,
 };
 
-function metadataOf(record: Message): LangChainMetadata {
-  const value = record.metadata[METADATA_KEY];
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as LangChainMetadata)
-    : {};
-}
-
 /** The message the history stored, as the class it was added as; undefined for other messages. */
 function restored(record: Message): BaseMessage | undefined {
-  const { stored, chunk } = metadataOf(record);
+  const { stored, chunk } = langChainMetadata(record);
   if (typeof stored !== "object" || stored === null) return undefined;
   const message = stored as unknown as StoredMessage;
   const Chunk = chunk ? CHUNKS[message.type] : undefined;

@@ -8,7 +8,7 @@ import {
   sessionTurnOf,
 } from "@message-store/core";
 import { dropCutOffToolResults, fromRecords } from "./from-records.js";
-import { type LangChainMetadata, METADATA_KEY, toTurns } from "./to-records.js";
+import { type LangChainMetadata, langChainMetadata, METADATA_KEY, toTurns } from "./to-records.js";
 import { turnUsage } from "./turn-usage.js";
 
 /** Options of {@link MessageStoreChatMessageHistory}. */
@@ -138,10 +138,7 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
     const visible = (await this.#transcript()).filter((m) => !m.isFlagged);
     if (visible.length === 0) return;
     const hidden = visible.map((m) => {
-      const metadata: LangChainMetadata = {
-        ...(m.metadata[METADATA_KEY] as object),
-        hidden: "cleared",
-      };
+      const metadata: LangChainMetadata = { ...langChainMetadata(m), hidden: "cleared" };
       return {
         ...sessionTurnOf(m),
         isFlagged: true,

@@ -6,6 +6,7 @@ import {
 } from "@langchain/core/messages";
 import {
   type JsonObject,
+  type Message,
   type MessageInput,
   type MessageRole,
   newId,
@@ -24,6 +25,14 @@ export interface RecordTarget {
 
 /** Key under `Message.metadata` holding LangChain's own serialisation of the message. */
 export const METADATA_KEY = "langchain";
+
+/** What the history stored about `message` (`{}` for a message written by other tools). */
+export function langChainMetadata(message: Pick<Message, "metadata">): LangChainMetadata {
+  const value = message.metadata[METADATA_KEY];
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as LangChainMetadata)
+    : {};
+}
 
 /** `metadata.langchain` of a message written by the history. */
 export interface LangChainMetadata {

@@ -18,8 +18,6 @@ export interface BridgeStore {
   readonly store: MessageStore;
   /** The same store as the CLI's `--store` names it. */
   readonly spec: string;
-  /** Opens another store on the same data (a second process, a restart). */
-  reopen(): Promise<MessageStore>;
 }
 
 /** What `MessageStore.initialize` opens for a backend, without naming adapter types here. */
@@ -46,30 +44,17 @@ export function useBridgeStore(backend: BridgeBackend): BridgeStore {
   let dir = "";
   let url = "";
   let files = 0;
-  let location = "";
-  const opened: MessageStore[] = [];
-  const open = async () => {
-    const store = await MessageStore.initialize(configOf(backend, location));
-    opened.push(store);
-    return store;
-  };
-  const current = {
-    store: null as unknown as MessageStore,
-    spec: "",
-    reopen: open,
-  };
+  const current = { store: null as unknown as MessageStore, spec: "" };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "message-store-bridge-"));
     if (backend === "postgres") url = await createTestDatabase(inject("postgresUrl"), "bridge");
   });
   beforeEach(async () => {
-    location = backend === "json" ? join(dir, `store-${files++}.json`) : url;
+    const location = backend === "json" ? join(dir, `store-${files++}.json`) : url;
     current.spec = `${backend}:${location}`;
-    current.store = await open();
+    current.store = await MessageStore.initialize(configOf(backend, location));
   });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
-  });
+  afterEach(() => current.store.close());
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
     if (url) await dropTestDatabase(url);
