@@ -53,7 +53,7 @@ export function useStore(backend: Backend): TestStore {
 
 const cliBin = join(
   dirname(createRequire(import.meta.url).resolve("@message-store/cli/package.json")),
-  "dist/index.js",
+  "bin/message-store.js",
 );
 
 /** Runs the built `message-store` CLI; resolves to its stdout, or rejects with its output. */
