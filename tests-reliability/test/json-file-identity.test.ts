@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { StoreLockedError } from "@message-store/core";
+import { MessageStore, StoreLockedError } from "@message-store/core";
 import { JsonMessageStore } from "@message-store/json";
 import { describe, expect, it } from "vitest";
 import { fixture } from "./support/child-process.js";
@@ -148,7 +148,7 @@ describe("json file identity and permissions", () => {
     await holder.release(); // the holder was not disturbed: it closes (and compacts) cleanly
     const reopened = await JsonMessageStore.open({ path: real }).catch((e: unknown) => e);
     // Its compaction replaced real.json, so the two names are separate files again.
-    expect(reopened).toBeInstanceOf(JsonMessageStore);
+    expect(reopened).toBeInstanceOf(MessageStore);
     expect(await (reopened as JsonMessageStore).getConversation("held")).not.toBeNull();
     await (reopened as JsonMessageStore).close();
   });

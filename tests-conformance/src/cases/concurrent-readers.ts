@@ -18,7 +18,8 @@ export async function readers(ctx: CaseContext): Promise<MessageStoreApi[]> {
 
 /**
  * Runs `observe` in a loop on every reader, each poll on a new turn of the event loop, until
- * `work` settles (and once more after it), so reads truly overlap the work. Returns the polls.
+ * `work` settles (and once more after it), so reads truly overlap the work. Returns the polls;
+ * when an observation fails, waits for `work` to settle and throws that failure.
  */
 export async function pollWhile(
   stores: MessageStoreApi[],
@@ -30,15 +31,22 @@ export async function pollWhile(
   const finished = work.finally(() => {
     done = true;
   });
-  await Promise.all(
-    stores.map(async (store) => {
-      do {
-        await nextTurn();
-        await observe(store);
-        polls++;
-      } while (!done);
-    }),
-  );
+  try {
+    await Promise.all(
+      stores.map(async (store) => {
+        do {
+          await nextTurn();
+          await observe(store);
+          polls++;
+        } while (!done);
+      }),
+    );
+  } catch (error) {
+    // A failed observation ends the case: let the work settle first, so it does not run on
+    // into stores the harness is about to close.
+    await finished.catch(() => {});
+    throw error;
+  }
   await finished;
   return polls;
 }
