@@ -16,8 +16,8 @@ export interface RunOptions {
 export const USAGE = `pnpm bench [-- options]     (or: node bench/dist/index.js [options])
 
   --only <a,b>        adapters to run: json, postgres, mongo (default: all)
-  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory,
-                      peers, peers-json (default: all)
+  --scenario <a,b>    scenarios: roundtrips, ingest, turns, context, traces, delete, json, json-memory, json-compaction,
+                      peers, peers-json, langgraph (default: all)
   --peer-stores <a,b> big-store sizes of the peers scenario (default 200000; e.g. 200000,1000000)
   --scale <x>         multiply sizes and iteration counts (default 1; 0.1 for a quick run)
   --mongo-max <n>     messages to load into Mongo for the big-store scenarios

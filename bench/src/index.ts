@@ -18,8 +18,10 @@ import { type Limits, type Scenario, scaled } from "./scenario.js";
 import { deleteConversation } from "./scenarios/delete-conversation.js";
 import { immediateContext } from "./scenarios/immediate-context.js";
 import { ingest } from "./scenarios/ingest.js";
+import { jsonCompactionWrites } from "./scenarios/json-compaction-writes.js";
 import { jsonOpenMemory } from "./scenarios/json-open-memory.js";
 import { jsonStore } from "./scenarios/json-store.js";
+import { langgraphSavers } from "./scenarios/langgraph-savers.js";
 import { peersJson } from "./scenarios/peers-json.js";
 import { peersPostgres } from "./scenarios/peers-postgres.js";
 import { roundTrips } from "./scenarios/round-trips.js";
@@ -38,8 +40,10 @@ const SCENARIOS: Scenario[] = [
   deleteConversation,
   jsonStore,
   jsonOpenMemory,
+  jsonCompactionWrites,
   peersPostgres,
   peersJson,
+  langgraphSavers,
 ];
 
 const DEFAULT_REPORT = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));

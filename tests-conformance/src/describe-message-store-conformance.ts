@@ -3,6 +3,7 @@ import { type ConformanceOptions, createHarness, type Harness } from "./harness.
 import { analyticsSuite } from "./suites/analytics.js";
 import { badInputCorpusSuite } from "./suites/bad-input-corpus.js";
 import { cascadeSuite } from "./suites/cascade.js";
+import { checkpointsSuite } from "./suites/checkpoints.js";
 import { compressionSuite } from "./suites/compression.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { contextSuite } from "./suites/context.js";
@@ -60,6 +61,8 @@ const SUITES = {
   "embedding-queue": embeddingQueueSuite,
   // Issue #19: skipped unless the adapter declares `textSearch`.
   "text-search": textSearchSuite,
+  // Issue #28: skipped unless the adapter declares `checkpoints`.
+  checkpoints: checkpointsSuite,
 } satisfies Record<string, (h: Harness) => void>;
 
 /** The suite names, in run order. */

@@ -260,7 +260,7 @@ export async function openPostgres(
       };
     },
     async reset() {
-      await pool.query("TRUNCATE conversations, messages, turn_traces");
+      await pool.query("TRUNCATE conversations, messages, turn_traces CASCADE");
       counts.messages = 0;
       counts.traces = 0;
     },

@@ -55,6 +55,7 @@ describe("README capability examples", () => {
       "Erasure",
       "Semantic search (where `store.capabilities.semanticSearch`)",
       "Scoped views",
+      "Checkpoints (where `store.capabilities.checkpoints`)",
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { IntegrityError } from "@message-store/core";
-import { ownerRefusal } from "@message-store/core/adapter";
+import { endOfTimeMessage, ownerRefusal } from "@message-store/core/adapter";
 
 /** The record a write names: a conversation, a message or a trace (ids only). */
 export interface Written {
@@ -72,11 +72,15 @@ const REFUSALS = {
     new IntegrityError(`turn trace ${q(r.id)} belongs to another message; a trace cannot move`),
   "trace-deleted-at": (r: Written) =>
     new IntegrityError(`turn trace ${q(r.id)}: deletedAt changes only with its message`),
+  "end-of-time": (r: Written, activity?: number) =>
+    new IntegrityError(
+      `${endOfTimeMessage(parentOf(r), activity ?? Number.MAX_SAFE_INTEGER)}; nothing was stored`,
+    ),
   "restore-in-deleted-conversation": (r: Written) =>
     new IntegrityError(
       `message ${q(r.id)}: its conversation is soft-deleted; restore the conversation`,
     ),
-} satisfies Record<string, (r: Written) => IntegrityError>;
+} satisfies Record<string, (r: Written, activity?: number) => IntegrityError>;
 
 /** `"message \"m1\": "` before a rule about the record's conversation; nothing for a conversation. */
 function about(r: Written): string {
@@ -88,7 +92,7 @@ function describe(r: Written): string {
   return r.conversationId !== undefined ? `message ${q(r.id)}` : `conversation ${q(r.id)}`;
 }
 
-const REFUSED = /MS_REFUSED ([a-z-]+) (\d+)/;
+const REFUSED = /MS_REFUSED ([a-z-]+) (\d+)(?: (\d+))?/;
 
 /**
  * The error a script's refusal stands for, or `null` when `error` is no refusal. `written` is the
@@ -100,5 +104,5 @@ export function refusalOf(error: unknown, written: readonly Written[]): Integrit
   const make = REFUSALS[match[1] as keyof typeof REFUSALS];
   const record = written[Number(match[2]) - 1];
   if (!make || !record) return new IntegrityError(`unexpected refusal: ${match[0]}`);
-  return make(record);
+  return make(record, match[3] === undefined ? undefined : Number(match[3]));
 }

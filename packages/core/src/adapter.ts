@@ -22,6 +22,8 @@ export {
 export { canonicalMessage } from "./canonical/canonical-message.js";
 export type { FieldCheck } from "./canonical/canonical-object.js";
 export { canonicalTurnTrace } from "./canonical/canonical-turn-trace.js";
+export { compareWrites } from "./checkpoint/compare-writes.js";
+export { jsonEquals, matchesMetadata } from "./checkpoint/matches-metadata.js";
 export { parseConfig } from "./factory/parse-config.js";
 export { registerStorage, type StorageAdapter } from "./factory/register-storage.js";
 export { CONVERSATION_FIELDS, CONVERSATION_READ_FIELDS } from "./models/conversation.js";
@@ -35,8 +37,9 @@ export {
   TOOL_TRACE_FIELDS,
   TURN_TRACE_FIELDS,
 } from "./models/turn-trace.js";
-export type { ConversationKey, MessageKey, TraceKey } from "./paging/cursor.js";
+export type { CheckpointKey, ConversationKey, MessageKey, TraceKey } from "./paging/cursor.js";
 export {
+  compareCheckpointKeys,
   compareConversationKeys,
   compareIds,
   compareMessageKeys,
@@ -45,6 +48,7 @@ export {
 export { type PageRequest, sliceAfter } from "./paging/page-request.js";
 export { redactSecrets } from "./redact.js";
 export { containsFolded, foldAscii } from "./search/text-match.js";
+export { checkSessionTimestamps, endOfTimeMessage } from "./session/session-end-of-time.js";
 export {
   type ByIdRequest,
   type ConversationPageRequest,

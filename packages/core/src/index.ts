@@ -51,6 +51,27 @@ export type {
   StoreConfig,
 } from "./factory/storage-config-map.js";
 export {
+  type ChannelValue,
+  ChannelValueSchema,
+  type CheckpointFilter,
+  type CheckpointInput,
+  CheckpointInputSchema,
+  type CheckpointPutOptions,
+  CheckpointPutOptionsSchema,
+  type CheckpointQueryInput,
+  CheckpointQuerySchema,
+  type CheckpointReadOptions,
+  CheckpointReadOptionsSchema,
+  type CheckpointRecord,
+  type CheckpointWrite,
+  type CheckpointWritesInput,
+  CheckpointWritesInputSchema,
+  type CheckpointWritesRecord,
+  type SerializedValue,
+  SerializedValueSchema,
+  type StoredCheckpoint,
+} from "./models/checkpoint.js";
+export {
   type Conversation,
   type ConversationInput,
   ConversationInputSchema,

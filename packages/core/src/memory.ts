@@ -16,6 +16,14 @@ import {
 } from "./memory/memory-message-store.js";
 
 export {
+  type CheckpointEntry,
+  type NamespaceCheckpoints,
+  putChannelValue,
+  putCheckpoint,
+  putCheckpointWrites,
+  type ThreadCheckpoints,
+} from "./memory/checkpoint-state.js";
+export {
   cloneConversation,
   cloneJson,
   cloneMessage,

@@ -13,7 +13,14 @@ export const MEMORY_PATH = ":memory:";
 export const DEFAULT_COMPACT_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 /**
- * The JSON adapter's configuration (the keys beside `storage`): `{ path, compact_threshold_bytes? }`.
+ * Permission bits of the files a new store creates when none is configured: readable and
+ * writable by the owner only, since conversations are personal data.
+ */
+export const DEFAULT_FILE_MODE = 0o600;
+
+/**
+ * The JSON adapter's configuration (the keys beside `storage`): `{ path, compact_threshold_bytes?,
+ * file_mode?, create? }`.
  * Strict: a misspelt key is an error.
  */
 export const JsonConfigSchema = z.strictObject({
@@ -24,6 +31,22 @@ export const JsonConfigSchema = z.strictObject({
    * the main file, whichever is larger; a configured value is used as it is).
    */
   compact_threshold_bytes: z.number().int().min(1).optional(),
+  /**
+   * Permission bits of the files a new store creates (the main file, its journal, lock and
+   * temporary files), e.g. `0o640` to let the group read; default `0o600`, the owner only. The
+   * owner must keep read and write. The files of an existing store keep its main file's bits,
+   * whatever this says (`chmod` the main file to change them; the others follow it).
+   */
+  file_mode: z
+    .number()
+    .int()
+    .min(0)
+    .max(0o777)
+    .refine(
+      (mode) => (mode & 0o600) === 0o600,
+      "file_mode must let the owner read and write (0o600)",
+    )
+    .optional(),
   /**
    * Whether opening may create the store (default true). With `false` the open only reads what
    * is there: no file or directory is created (an existing store gets its lock file and journal,

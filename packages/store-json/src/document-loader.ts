@@ -6,10 +6,14 @@ import {
 } from "@message-store/core/adapter";
 import {
   MemoryState,
+  putChannelValue,
+  putCheckpoint,
+  putCheckpointWrites,
   type StoredConversation,
   storedConversation,
   storedTrace,
 } from "@message-store/core/memory";
+import { channelValueRowOf, checkpointRowOf, writeRowOf } from "./checkpoint-codec.js";
 import {
   corruptData,
   describeRecord,
@@ -36,6 +40,9 @@ const KEYS = new Set([
   "conversations",
   "messages",
   "turnTraces",
+  "checkpoints",
+  "checkpointValues",
+  "checkpointWrites",
 ]);
 
 /** Core's fast check of a conversation record, plus the file's `lastMessageAt`. */
@@ -138,6 +145,35 @@ export class DocumentLoader {
     }
     // Files of version 1 may hold traces without a user; the contract gives them the owner's.
     state.putTrace(storedTrace(state, t), false);
+  }
+
+  checkpoint(raw: unknown, i: number): void {
+    const where = `checkpoints[${i}]`;
+    const c = checkpointRowOf(raw, where, `${this.path} ${where}`);
+    putCheckpoint(this.#thread(c.conversationId, where), c);
+  }
+
+  checkpointValue(raw: unknown, i: number): void {
+    const where = `checkpointValues[${i}]`;
+    const row = channelValueRowOf(raw, where, `${this.path} ${where}`);
+    putChannelValue(this.#thread(row.conversationId, where), row.namespace, row.value);
+  }
+
+  checkpointWrite(raw: unknown, i: number): void {
+    const where = `checkpointWrites[${i}]`;
+    const w = writeRowOf(raw, where, `${this.path} ${where}`);
+    putCheckpointWrites(this.#thread(w.conversationId, where), w);
+  }
+
+  /** The checkpoints of a conversation the file holds (a record of another one is corrupt). */
+  #thread(conversationId: string, where: string) {
+    if (!this.#state.conversations.has(conversationId)) {
+      throw corruptData(
+        `${where}: conversation ${JSON.stringify(conversationId)} does not exist`,
+        `${this.path} ${where}`,
+      );
+    }
+    return this.#state.threadCheckpoints(conversationId);
   }
 
   finish(): Snapshot {

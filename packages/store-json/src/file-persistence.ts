@@ -2,7 +2,7 @@ import { rename, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { StoreLockedError } from "@message-store/core";
 import { MemoryState, type Operation } from "@message-store/core/memory";
-import { ADAPTER } from "./config.js";
+import { ADAPTER, DEFAULT_FILE_MODE } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { fileMode, storageError, syncDirectory } from "./fs-util.js";
 import { Journal, readJournal } from "./journal.js";
@@ -27,6 +27,8 @@ export interface CompactionPolicy {
   growWithMainFile: boolean;
   /** Whether a missing store may be created (see `JsonConfigSchema.create`). */
   create?: boolean;
+  /** Permission bits of the files of a new store (see `JsonConfigSchema.file_mode`). */
+  fileMode?: number;
 }
 
 const MAIN_FILE_SHARE = 0.5;
@@ -70,6 +72,8 @@ export class FilePersistence {
   #compactAt: number;
   /** The journal size that triggers a compaction, given the main file's size. */
   readonly #threshold: (mainBytes: number) => number;
+  /** Permission bits of the files while the main file does not exist (`file_mode`). */
+  readonly #newFileMode: number;
   /** Compactions run one at a time, in order. */
   #compactions: Promise<unknown> = Promise.resolve();
   #backgroundQueued = false;
@@ -90,8 +94,10 @@ export class FilePersistence {
     generation: number,
     policy: CompactionPolicy,
     mainBytes: number,
+    newFileMode: number,
   ) {
     this.#generation = generation;
+    this.#newFileMode = newFileMode;
     this.#threshold = policy.growWithMainFile
       ? (main) => Math.max(policy.bytes, Math.floor(main * MAIN_FILE_SHARE))
       : () => policy.bytes;
@@ -110,7 +116,8 @@ export class FilePersistence {
     let lock: FileLock | null = null;
     let journal: Journal | null = null;
     try {
-      const mode = await fileMode(files.main);
+      const newFileMode = policy.fileMode ?? DEFAULT_FILE_MODE;
+      const mode = (await fileMode(files.main)) ?? newFileMode;
       lock = await FileLock.acquire(files.lock, files.main, mode);
       const snapshot = await readSnapshot(files.main);
       const state = snapshot?.state ?? new MemoryState();
@@ -129,6 +136,7 @@ export class FilePersistence {
         replayed.generation,
         policy,
         mainBytes,
+        newFileMode,
       );
       if (snapshot === null || replayed.obsolete > 0 || replayed.generation > generation) {
         await persistence.#compactHoldingMutex();
@@ -233,10 +241,10 @@ export class FilePersistence {
     // holds the mutex waits for them first (see #compactHoldingMutex).
     const installing = (async () => {
       const tmp = await writeSnapshotTemp(
-        this.files.main,
         begun.view,
         begun.next,
         this.files.concurrentTemp,
+        await this.#fileMode(),
         () => this.#quiet(),
       );
       if (this.#installs !== begun.installs) {
@@ -254,7 +262,7 @@ export class FilePersistence {
     await this.mutex.run(async () => {
       // Another compaction replaced the main file since: it emptied the journal already.
       if (this.#installs !== begun.installs + 1) return;
-      await this.journal.dropBefore(begun.markAt, await fileMode(this.files.main));
+      await this.journal.dropBefore(begun.markAt, await this.#fileMode());
       this.#compactAt = this.#threshold(await fileSize(this.files.main));
     });
   }
@@ -264,10 +272,18 @@ export class FilePersistence {
     await this.#writing?.catch(() => undefined);
     const next = this.#generation + 1;
     const view = captureView(this.state);
-    const tmp = await writeSnapshotTemp(this.files.main, view, next, this.files.temp);
+    const tmp = await writeSnapshotTemp(view, next, this.files.temp, await this.#fileMode());
     await this.#install(tmp, next);
     await this.journal.reset();
     this.#compactAt = this.#threshold(await fileSize(this.files.main));
+  }
+
+  /**
+   * The permission bits for a file of the store: the main file's (read each time, so a `chmod`
+   * of it carries over to the next files), or the configured ones while it does not exist yet.
+   */
+  async #fileMode(): Promise<number> {
+    return (await fileMode(this.files.main)) ?? this.#newFileMode;
   }
 
   /** Renames `tmp`, a main file of `generation`, over the main file and syncs the directory. */

@@ -32,6 +32,7 @@ export const JsonMessageStore = {
     const {
       path,
       compact_threshold_bytes: configured,
+      file_mode: fileMode,
       create,
     } = parseConfig(JsonConfigSchema, config, ADAPTER);
     if (path === MEMORY_PATH) return new MessageStore(new JsonDriver(null));
@@ -39,6 +40,7 @@ export const JsonMessageStore = {
       bytes: configured ?? DEFAULT_COMPACT_THRESHOLD_BYTES,
       growWithMainFile: configured === undefined,
       create,
+      ...(fileMode === undefined ? {} : { fileMode }),
     });
     return new MessageStore(new JsonDriver(persistence));
   },

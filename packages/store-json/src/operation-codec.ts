@@ -13,6 +13,7 @@ import {
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
 import type { Operation } from "@message-store/core/memory";
+import { checkpointOf, fileCheckpoint, fileWrites, writesOf } from "./checkpoint-codec.js";
 import { ADAPTER } from "./config.js";
 import { stringifyMessage } from "./json-text.js";
 import { ConversationRecordSchema, corruptData, parseStored } from "./record-schemas.js";
@@ -47,6 +48,14 @@ class LineParts {
 
 /** An operation as JSON text opening with `head` (`{` or `{"gen":N,`), appended to `line`. */
 function pushOperation(line: LineParts, op: Operation, head: string): void {
+  if (op.op === "putCheckpoint" || op.op === "putCheckpointWrites") {
+    const encoded =
+      op.op === "putCheckpoint"
+        ? { ...op, checkpoint: fileCheckpoint(op.checkpoint) }
+        : { ...op, writes: fileWrites(op.writes) };
+    line.push(`${head}${JSON.stringify(encoded).slice(1)}`);
+    return;
+  }
   if (op.op !== "putMessages") {
     line.push(`${head}${JSON.stringify(op).slice(1)}`);
     return;
@@ -113,6 +122,9 @@ const FIELDS: Record<Operation["op"], [required: string[], optional?: string[]]>
   setEmbeddings: [["updates"]],
   putTurnTrace: [["trace"]],
   deleteUserData: [["userId"], ["tenantId"]],
+  putCheckpoint: [["checkpoint"], ["ensureConversation"]],
+  putCheckpointWrites: [["writes"], ["ensureConversation"]],
+  deleteCheckpoints: [["id"]],
 };
 
 const NOT_AN_OPERATION = "journal line is not a known operation record";
@@ -174,6 +186,7 @@ function decodeEntry(value: unknown, location: string, withGen: boolean): Operat
   switch (op as Operation["op"]) {
     case "putConversation":
       return { op: "putConversation", conversation: conversationOf(line.conversation, location) };
+    case "deleteCheckpoints":
     case "deleteConversation":
     case "restoreConversation":
     case "restoreMessage":
@@ -211,6 +224,18 @@ function decodeEntry(value: unknown, location: string, withGen: boolean): Operat
     case "putTurnTrace": {
       const trace = parseStored(TurnTraceSchema, line.trace, "trace", location, canonicalTurnTrace);
       return { op: "putTurnTrace", trace };
+    }
+    case "putCheckpoint": {
+      const checkpoint = checkpointOf(line.checkpoint, "checkpoint", location);
+      if (line.ensureConversation === undefined) return { op: "putCheckpoint", checkpoint };
+      const ensureConversation = conversationOf(line.ensureConversation, location);
+      return { op: "putCheckpoint", checkpoint, ensureConversation };
+    }
+    case "putCheckpointWrites": {
+      const writes = writesOf(line.writes, "writes", location);
+      if (line.ensureConversation === undefined) return { op: "putCheckpointWrites", writes };
+      const ensureConversation = conversationOf(line.ensureConversation, location);
+      return { op: "putCheckpointWrites", writes, ensureConversation };
     }
   }
 }

@@ -1,12 +1,32 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, readFile, unlink } from "node:fs/promises";
 import { isMessageStoreError } from "@message-store/core";
+import { fileCheckpoint, fileValue } from "./checkpoint-codec.js";
 import { DocumentLoader, FORMAT, type Snapshot, VERSION } from "./document-loader.js";
 import { scanDocument, UnexpectedShape } from "./document-scanner.js";
-import { errorCode, fileMode, openWithMode, storageError, writeFully } from "./fs-util.js";
+import { errorCode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
 import { corruptData } from "./record-schemas.js";
 import { type SnapshotView, traceAsCaptured } from "./snapshot-view.js";
+
+const valueRow = ({
+  conversationId,
+  namespace,
+  value,
+}: SnapshotView["checkpointValues"][number]) => ({
+  conversationId,
+  namespace,
+  ...value,
+  value: fileValue(value.value),
+});
+
+const writeRow = (r: SnapshotView["checkpointWrites"][number]) => ({
+  conversationId: r.conversationId,
+  namespace: r.namespace,
+  checkpointId: r.checkpointId,
+  ...r.write,
+  value: fileValue(r.write.value),
+});
 
 /* Reading and writing the main file; its layout is described in document-loader.ts. */
 
@@ -74,11 +94,23 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   for (const [i, raw] of list(d, "conversations", path).entries()) loader.conversation(raw, i);
   for (const [i, raw] of list(d, "messages", path).entries()) loader.message(raw, i);
   for (const [i, raw] of list(d, "turnTraces", path).entries()) loader.trace(raw, i);
+  for (const [i, raw] of list(d, "checkpoints", path).entries()) loader.checkpoint(raw, i);
+  for (const [i, raw] of list(d, "checkpointValues", path).entries())
+    loader.checkpointValue(raw, i);
+  for (const [i, raw] of list(d, "checkpointWrites", path).entries())
+    loader.checkpointWrite(raw, i);
   return loader.finish();
 }
 
 /** The order `writeSnapshotTemp` writes the record arrays in, which the streaming read needs. */
-const ARRAYS = ["conversations", "messages", "turnTraces"] as const;
+const ARRAYS = [
+  "conversations",
+  "messages",
+  "turnTraces",
+  "checkpoints",
+  "checkpointValues",
+  "checkpointWrites",
+] as const;
 
 /**
  * Loads the main file record by record as {@link scanDocument} reads it, so that the file's
@@ -103,7 +135,10 @@ async function streamDocument(path: string): Promise<Snapshot> {
     current = at;
     if (at === 0) loader.conversation(value, index);
     else if (at === 1) loader.message(value, index);
-    else loader.trace(value, index);
+    else if (at === 2) loader.trace(value, index);
+    else if (at === 3) loader.checkpoint(value, index);
+    else if (at === 4) loader.checkpointValue(value, index);
+    else loader.checkpointWrite(value, index);
   });
   if (current === -1) loader.header(header);
   return loader.finish();
@@ -114,10 +149,12 @@ async function streamDocument(path: string): Promise<Snapshot> {
  * UTF-8-encoded straight into a reused buffer (no joined string, no buffer per chunk). Written
  * data is synced every {@link ChunkedWriter.SIZE} bytes, each time after `quiet()` (no journal
  * append in flight): the journal's fdatasync of a write made meanwhile then waits behind one
- * chunk at most, not behind hundreds of megabytes of the file's dirty pages.
+ * chunk at most, not behind hundreds of megabytes of the file's dirty pages. A chunk is 256 KiB:
+ * with 1 MiB a single write during a compaction of 50,000 messages took 3.4–6.8× its idle time
+ * (p50), with 256 KiB 1.5–2.2× (BENCHMARKS.md, "6c"); the compaction takes longer under load.
  */
 class ChunkedWriter {
-  static readonly SIZE = 1 << 20;
+  static readonly SIZE = 1 << 18;
   readonly #buffer = Buffer.allocUnsafe(ChunkedWriter.SIZE);
   #used = 0;
   constructor(
@@ -151,8 +188,13 @@ class ChunkedWriter {
   }
 }
 
-/** Rows serialised between two turns of the event loop, so that writes go on meanwhile. */
-const ROWS_PER_TURN = 250;
+/**
+ * How long the snapshot serialises rows on the event loop before it lets it turn, in ms. A write
+ * made meanwhile needs several turns (its mutex, the journal's append and fdatasync), and waits
+ * up to one slice at each: with 250 rows a slice (2–3 ms of stringifying messages) a single
+ * write during a compaction of 50,000 messages took 4–7× its idle time (BENCHMARKS.md, "6c").
+ */
+const SLICE_MS = 0.5;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -167,8 +209,12 @@ async function writeArray<T>(
   last: boolean,
 ): Promise<void> {
   let first = true;
-  for (const [i, row] of rows.entries()) {
-    if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
+  let sliceStart = performance.now();
+  for (const row of rows) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
     await out.write(first ? `  "${key}": [\n` : ",\n");
     await out.write(stringify(row));
     first = false;
@@ -179,19 +225,19 @@ async function writeArray<T>(
 
 /**
  * Writes the records of `view` to `tmp` and fsyncs it; resolves to `tmp`, which the caller
- * renames over the main file `path`. Each write to the disk waits for `quiet()` first. The file is created with the main file's permission
- * bits (never readable by more users, even for a moment). On failure the temporary file is removed.
+ * renames over the main file. Each write to the disk waits for `quiet()` first. The file
+ * is created with permission bits `mode` (the main file's: never readable by more users, even
+ * for a moment). On failure the temporary file is removed.
  */
 export async function writeSnapshotTemp(
-  path: string,
   view: SnapshotView,
   generation: number,
   tmp: string,
+  mode: number,
   quiet: () => Promise<void> = async () => {},
 ): Promise<string> {
   let handle: FileHandle | null = null;
   try {
-    const mode = await fileMode(path);
     await unlink(tmp).catch(() => undefined);
     handle = await openWithMode(tmp, "wx", mode);
     const out = new ChunkedWriter(handle, quiet);
@@ -201,8 +247,41 @@ export async function writeSnapshotTemp(
     // Rows sit two levels deep: inside the document, inside their array.
     const pretty = (value: unknown) => stringifyNested(value, 2);
     await writeArray(out, "conversations", view.conversations, pretty, false);
+    // The checkpoint arrays are written only when there are checkpoints, so a store without
+    // them keeps the file an older version reads.
+    const checkpoints =
+      view.checkpoints.length + view.checkpointValues.length + view.checkpointWrites.length > 0;
     await writeArray(out, "messages", view.messages, (m) => stringifyMessage(m, 2, 2), false);
-    await writeArray(out, "turnTraces", view.traces, (t) => pretty(traceAsCaptured(t)), true);
+    await writeArray(
+      out,
+      "turnTraces",
+      view.traces,
+      (t) => pretty(traceAsCaptured(t)),
+      !checkpoints,
+    );
+    if (checkpoints) {
+      await writeArray(
+        out,
+        "checkpoints",
+        view.checkpoints,
+        (c) => pretty(fileCheckpoint(c)),
+        false,
+      );
+      await writeArray(
+        out,
+        "checkpointValues",
+        view.checkpointValues,
+        (r) => pretty(valueRow(r)),
+        false,
+      );
+      await writeArray(
+        out,
+        "checkpointWrites",
+        view.checkpointWrites,
+        (r) => pretty(writeRow(r)),
+        true,
+      );
+    }
     await out.write("}\n");
     await out.flush();
     await handle.sync();

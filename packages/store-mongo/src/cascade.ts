@@ -1,6 +1,7 @@
 import type { DeletedCounts, Scope } from "@message-store/core";
 import type { ClientSession } from "mongodb";
-import { atomically, inTransaction, type MongoContext } from "./collections.js";
+import { atomically, type MongoContext } from "./collections.js";
+import { deleteThreadCheckpoints } from "./delete-checkpoints.js";
 import { inScope } from "./queries.js";
 
 /*
@@ -11,12 +12,13 @@ import { inScope } from "./queries.js";
 const opts = (session: ClientSession | undefined) => (session ? { session } : {});
 
 /**
- * Deletes a conversation in `scope` with its messages and their traces; `false` when there is
- * none.
+ * Deletes a conversation in `scope` with its messages, their traces and (when it has any, as its
+ * `hasCheckpoints` says) its checkpoints; `false` when there is none.
  *
- * With transactions the three deletes commit together. Without them (a standalone server) they
- * run children first — traces, messages, then the conversation — so at every moment each visible
- * trace still has its message and each visible message its conversation: a reader may see the
+ * One read (is it there, in the scope, with checkpoints?), then the deletes, children first —
+ * checkpoints, traces, messages, then the conversation. With transactions they commit together;
+ * without them (a standalone server) each commits on its own, and the order keeps every visible
+ * trace with its message and every visible message with its conversation: a reader may see the
  * conversation lose its messages before it disappears, but never an orphan.
  */
 export function deleteConversationCascade(
@@ -25,27 +27,19 @@ export function deleteConversationCascade(
   scope: Scope,
 ): Promise<boolean> {
   const owners = inScope(scope);
-  if (ctx.transactions) {
-    return inTransaction(ctx, async (session) => {
-      const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, { session });
-      if (removed.deletedCount === 0) return false;
-      await ctx.messages.deleteMany({ conversationId: id }, { session });
-      await ctx.traces.deleteMany({ conversationId: id }, { session });
-      return true;
-    });
-  }
-  return deleteChildrenFirst(ctx, id, owners);
-}
-
-async function deleteChildrenFirst(
-  ctx: MongoContext,
-  id: string,
-  owners: ReturnType<typeof inScope>,
-): Promise<boolean> {
-  await ctx.traces.deleteMany({ conversationId: id, ...owners });
-  await ctx.messages.deleteMany({ conversationId: id, ...owners });
-  const removed = await ctx.conversations.deleteOne({ _id: id, ...owners });
-  return removed.deletedCount === 1;
+  return atomically(ctx, async (session) => {
+    const o = opts(session);
+    const thread = await ctx.conversations.findOne(
+      { _id: id, ...owners },
+      { ...o, projection: { hasCheckpoints: 1 } },
+    );
+    if (!thread) return false;
+    if (thread.hasCheckpoints) await deleteThreadCheckpoints(ctx, { conversationId: id }, o);
+    await ctx.traces.deleteMany({ conversationId: id, ...owners }, o);
+    await ctx.messages.deleteMany({ conversationId: id, ...owners }, o);
+    const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, o);
+    return removed.deletedCount === 1;
+  });
 }
 
 /**
@@ -60,10 +54,17 @@ export function deleteUserCascade(
   return atomically(ctx, async (session): Promise<DeletedCounts> => {
     const o = opts(session);
     const owned = await ctx.conversations
-      .find(inScope(scope), { ...o, projection: { _id: 1 }, batchSize: 1_000_000 })
+      .find(inScope(scope), {
+        ...o,
+        projection: { _id: 1, hasCheckpoints: 1 },
+        batchSize: 1_000_000,
+      })
       .toArray();
     if (owned.length === 0) return { conversations: 0, messages: 0, turnTraces: 0 };
     const ids = owned.map((c) => c._id);
+    const threads = owned.filter((c) => c.hasCheckpoints).map((c) => c._id);
+    if (threads.length > 0)
+      await deleteThreadCheckpoints(ctx, { conversationId: { $in: threads } }, o);
     const traces = await ctx.traces.deleteMany({ conversationId: { $in: ids } }, o);
     const messages = await ctx.messages.deleteMany({ conversationId: { $in: ids } }, o);
     const conversations = await ctx.conversations.deleteMany({ _id: { $in: ids } }, o);

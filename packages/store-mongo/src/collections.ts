@@ -1,4 +1,5 @@
 import type { ClientSession, Collection, Db, IndexDescription, MongoClient } from "mongodb";
+import type { CheckpointDoc, CheckpointValueDoc, CheckpointWriteDoc } from "./checkpoint-docs.js";
 import type { ConversationDoc, MessageDoc, TurnTraceDoc } from "./documents.js";
 import { backfillEmbeddingQueue, PENDING_INDEX, predatesEmbeddingQueue } from "./queue-backfill.js";
 
@@ -7,6 +8,9 @@ export const COLLECTIONS = {
   conversations: "conversations",
   messages: "messages",
   turnTraces: "turn_traces",
+  checkpoints: "checkpoints",
+  checkpointValues: "checkpoint_values",
+  checkpointWrites: "checkpoint_writes",
 } as const;
 
 /** The unique index on `{ conversationId, sequence }` of the messages collection. */
@@ -93,6 +97,24 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     // queryTurnTraces without agent, conversation or user; summarizeUsage over every agent.
     { name: "turn_traces_time", key: { timestamp: -1, idKey: -1 } },
   ],
+  checkpoints: [
+    // getCheckpoint (the latest is the first) and listCheckpoints of one thread, newest first.
+    {
+      name: "checkpoints_thread",
+      key: { conversationId: 1, namespaceKey: 1, idKey: -1 },
+    },
+    // listCheckpoints of one user's or tenant's threads, and of every thread, newest first.
+    { name: "checkpoints_user", key: { userId: 1, idKey: -1, conversationKey: -1 } },
+    { name: "checkpoints_tenant", key: { tenantId: 1, idKey: -1, conversationKey: -1 } },
+    { name: "checkpoints_order", key: { idKey: -1, conversationKey: -1, namespaceKey: -1 } },
+  ],
+  // Deleted with their thread.
+  checkpointValues: [{ name: "checkpoint_values_thread", key: { conversationId: 1 } }],
+  checkpointWrites: [
+    // A checkpoint's writes, joined by `$lookup`.
+    { name: "checkpoint_writes_checkpoint", key: { checkpoint: 1 } },
+    { name: "checkpoint_writes_thread", key: { conversationId: 1 } },
+  ],
 };
 
 /** Everything an operation needs: the client, the collections and what the deployment offers. */
@@ -102,6 +124,9 @@ export interface MongoContext {
   readonly conversations: Collection<ConversationDoc>;
   readonly messages: Collection<MessageDoc>;
   readonly traces: Collection<TurnTraceDoc>;
+  readonly checkpoints: Collection<CheckpointDoc>;
+  readonly checkpointValues: Collection<CheckpointValueDoc>;
+  readonly checkpointWrites: Collection<CheckpointWriteDoc>;
   /** Multi-document transactions are available (replica set or sharded cluster). */
   readonly transactions: boolean;
   /** The largest document the server stores (`maxBsonObjectSize`, 16 MiB on MongoDB). */
@@ -122,6 +147,9 @@ export function mongoContext(client: MongoClient, db: Db, facts: ServerFacts): M
     conversations: db.collection<ConversationDoc>(COLLECTIONS.conversations),
     messages: db.collection<MessageDoc>(COLLECTIONS.messages),
     traces: db.collection<TurnTraceDoc>(COLLECTIONS.turnTraces),
+    checkpoints: db.collection<CheckpointDoc>(COLLECTIONS.checkpoints),
+    checkpointValues: db.collection<CheckpointValueDoc>(COLLECTIONS.checkpointValues),
+    checkpointWrites: db.collection<CheckpointWriteDoc>(COLLECTIONS.checkpointWrites),
     ...facts,
   };
 }

@@ -41,10 +41,12 @@ export const MongoConfigSchema = z
         'db name may not contain / \\ . " $ * < > : | ? space or NUL',
       ),
     /**
-     * With `uri`: how long to wait for a server, in ms (the client's `serverSelectionTimeoutMS`
-     * and `connectTimeoutMS`; default 10000). A caller's `client` keeps its own timeouts.
+     * With `uri`: how long to wait for a server, in ms (the client's `serverSelectionTimeoutMS`,
+     * and its `connectTimeoutMS` unless the URI sets that). Default: the URI's
+     * `serverSelectionTimeoutMS` when it has one, else 10000; giving both with different values
+     * is an error. A caller's `client` keeps its own timeouts.
      */
-    server_selection_timeout_ms: z.number().int().min(1).default(10_000),
+    server_selection_timeout_ms: z.number().int().min(1).optional(),
     /**
      * The longest one call may take, in ms (default 30000): after it the call rejects with
      * `ConnectionError`, whether the server is slow, frozen or partitioned away. With `uri` it is
@@ -62,7 +64,27 @@ export const MongoConfigSchema = z
   .refine(
     (c) => (c.uri === undefined) !== (c.client === undefined),
     "give exactly one of uri or client",
-  );
+  )
+  .refine((c) => {
+    const fromUri = c.uri === undefined ? undefined : uriOption(c.uri, "serverSelectionTimeoutMS");
+    const given = c.server_selection_timeout_ms;
+    return fromUri === undefined || given === undefined || Number(fromUri) === given;
+  }, "server_selection_timeout_ms and the uri's serverSelectionTimeoutMS differ; give the timeout once");
+
+/** Default server selection timeout, in ms, when neither the config nor the URI sets one. */
+export const DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 10_000;
+
+/**
+ * The value of option `name` in a connection string's query, or `undefined`. MongoDB option
+ * names are case-insensitive. Read by hand: a URI with several hosts is no WHATWG URL.
+ */
+export function uriOption(uri: string, name: string): string | undefined {
+  const query = uri.slice(uri.indexOf("?") + 1 || uri.length);
+  for (const [key, value] of new URLSearchParams(query)) {
+    if (key.toLowerCase() === name.toLowerCase()) return value;
+  }
+  return undefined;
+}
 
 /** What `MongoMessageStore.open` and `MessageStore.initialize({ storage: "mongodb", … })` accept. */
 export type MongoStoreConfig = z.input<typeof MongoConfigSchema>;

@@ -1,5 +1,5 @@
 import { ConfigurationError, isMessageStoreError, NotFoundError } from "@message-store/core";
-import { type Db, MongoClient } from "mongodb";
+import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
 import {
   COLLECTIONS,
   ensureIndexes,
@@ -7,7 +7,12 @@ import {
   mongoContext,
   type ServerFacts,
 } from "./collections.js";
-import { ADAPTER, type ResolvedMongoConfig } from "./config.js";
+import {
+  ADAPTER,
+  DEFAULT_SERVER_SELECTION_TIMEOUT_MS,
+  type ResolvedMongoConfig,
+  uriOption,
+} from "./config.js";
 import { fromDriverError } from "./errors.js";
 
 /** An open connection: the context and whether the store owns (and must close) the client. */
@@ -67,16 +72,29 @@ async function requireCollections(db: Db, name: string): Promise<void> {
   }
 }
 
+/**
+ * The client's options. Options given here override the URI's, so the URI's own timeouts are
+ * honoured by leaving them out: its `serverSelectionTimeoutMS` is the default of
+ * `server_selection_timeout_ms`, and its `connectTimeoutMS`, when set, is not replaced.
+ */
+function clientOptions(config: ResolvedMongoConfig, uri: string): MongoClientOptions {
+  const fromUri = Number(uriOption(uri, "serverSelectionTimeoutMS"));
+  const selection =
+    config.server_selection_timeout_ms ??
+    (Number.isInteger(fromUri) && fromUri > 0 ? fromUri : DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
+  return {
+    serverSelectionTimeoutMS: selection,
+    ...(uriOption(uri, "connectTimeoutMS") === undefined ? { connectTimeoutMS: selection } : {}),
+    // The store rejects a call after operation_timeout_ms; the driver then drops the operation's
+    // connection too, instead of waiting on it forever (its default).
+    socketTimeoutMS: config.operation_timeout_ms,
+    appName: "message-store",
+  };
+}
+
 function newClient(config: ResolvedMongoConfig): MongoClient {
   try {
-    return new MongoClient(config.uri!, {
-      serverSelectionTimeoutMS: config.server_selection_timeout_ms,
-      connectTimeoutMS: config.server_selection_timeout_ms,
-      // The store rejects a call after operation_timeout_ms; the driver then drops the operation's
-      // connection too, instead of waiting on it forever (its default).
-      socketTimeoutMS: config.operation_timeout_ms,
-      appName: "message-store",
-    });
+    return new MongoClient(config.uri!, clientOptions(config, config.uri!));
   } catch (error) {
     throw new ConfigurationError(`invalid mongodb uri: ${(error as Error).message}`, {
       adapter: ADAPTER,

@@ -37,11 +37,14 @@ import {
 type StoreOwned = "_id" | "lastMessageAt" | "lastActivityAt" | "lastSequence";
 
 /**
- * A conversation document: the record's fields with `_id = id`, plus four adapter fields.
- * `idKey` orders ids by code point on any server (see `idKey`); `lastMessageAt` only moves
- * forward on message writes; `lastActivityAt` is always `max(updatedAt, lastMessageAt ??
- * updatedAt)`, stored so an index can serve the list order; `lastSequence` is the last message
- * sequence number handed out in this conversation.
+ * A conversation document: the record's fields with `_id = id`, plus adapter fields. `idKey`
+ * orders ids by code point on any server (see `idKey`); `lastMessageAt` only moves forward on
+ * message writes; `lastActivityAt` is always `max(updatedAt, lastMessageAt ?? updatedAt)`, stored
+ * so an index can serve the list order; `lastSequence` is the last message sequence number handed
+ * out in this conversation. Written only when needed (absent before): `stampFloor`, the greatest
+ * stamp a message's own soft delete announced here, which the conversation's soft delete stamps
+ * above (`soft-delete.ts`); `confirmedWrites`, counting the live writes that confirmed the
+ * conversation live after landing (`live-confirmation.ts`).
  */
 export type ConversationDoc = Omit<ConversationRecord, "id" | "metadata"> & {
   _id: string;
@@ -50,6 +53,13 @@ export type ConversationDoc = Omit<ConversationRecord, "id" | "metadata"> & {
   lastMessageAt: number | null;
   lastActivityAt: number;
   lastSequence: number;
+  stampFloor?: number | null;
+  confirmedWrites?: number;
+  /**
+   * Set by the first checkpoint write of the thread (`write-checkpoints.ts`), so that the deletes
+   * of conversations without checkpoints send no command for them.
+   */
+  hasCheckpoints?: boolean;
 };
 
 /**

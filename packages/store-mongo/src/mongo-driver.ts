@@ -4,6 +4,7 @@ import type {
   Message,
   MessageStoreError,
   StoreCapabilities,
+  StoredCheckpoint,
   TextSearchHit,
   TurnTrace,
   UsageBucket,
@@ -13,11 +14,13 @@ import type { Db, MongoClient } from "mongodb";
 import { deleteConversationCascade, deleteMessageCascade, deleteUserCascade } from "./cascade.js";
 import type { MongoContext } from "./collections.js";
 import { ADAPTER } from "./config.js";
+import { deleteCheckpoints } from "./delete-checkpoints.js";
 import { toMessage } from "./documents.js";
 import { listPendingEmbeddings, setEmbeddings } from "./embedding-queue.js";
 import { fromDriverError } from "./errors.js";
 import { withDeadline } from "./operation-deadline.js";
 import { inScope } from "./queries.js";
+import { listCheckpoints, readCheckpoint } from "./read-checkpoints.js";
 import {
   readContext,
   readConversation,
@@ -38,6 +41,7 @@ import {
 } from "./soft-delete.js";
 import { searchConversations } from "./text-search.js";
 import { upsertConversation } from "./upsert-conversation.js";
+import { putCheckpoint, putCheckpointWrites } from "./write-checkpoints.js";
 import { writeMessages } from "./write-messages.js";
 import { writeSession } from "./write-session.js";
 import { writeTraces } from "./write-traces.js";
@@ -73,6 +77,7 @@ export class MongoDriver implements MessageStoreDriver {
       embeddingQueue: true,
       textSearch: true,
       atomicTraceBatches: ctx.transactions,
+      checkpoints: true,
     };
   }
 
@@ -219,6 +224,26 @@ export class MongoDriver implements MessageStoreDriver {
 
   setEmbeddings(r: RequestOf<"setEmbeddings">): Promise<number> {
     return this.#write((ctx) => setEmbeddings(ctx, r.scope, r.updates));
+  }
+
+  putCheckpoint(r: RequestOf<"putCheckpoint">): Promise<void> {
+    return this.#write((ctx) => putCheckpoint(ctx, r));
+  }
+
+  putCheckpointWrites(r: RequestOf<"putCheckpointWrites">): Promise<void> {
+    return this.#write((ctx) => putCheckpointWrites(ctx, r));
+  }
+
+  getCheckpoint(r: RequestOf<"getCheckpoint">): Promise<StoredCheckpoint | null> {
+    return this.#read((ctx) => readCheckpoint(ctx, r));
+  }
+
+  listCheckpoints(r: RequestOf<"listCheckpoints">): Promise<StoredCheckpoint[]> {
+    return this.#read((ctx) => listCheckpoints(ctx, r));
+  }
+
+  deleteCheckpoints(r: RequestOf<"deleteCheckpoints">): Promise<boolean> {
+    return this.#write((ctx) => deleteCheckpoints(ctx, r));
   }
 
   /** Closes the client the store created; a caller's client is left open. */

@@ -14,7 +14,8 @@ export const MongoMessageStore = {
    * ignored), connects, creates the indexes (idempotent) and resolves to a ready store. `config`
    * is `{ uri, db }` or `{ client, db }` (a `MongoClient` you own, left open by `close()`).
    * Throws `ConfigurationError` for a bad config (before any I/O) and `ConnectionError`
-   * (password redacted) when no server answers within `server_selection_timeout_ms` (default 10 s).
+   * (password redacted) when no server answers within `server_selection_timeout_ms` (default:
+   * the URI's `serverSelectionTimeoutMS`, else 10 s).
    */
   async open(config: MongoStoreConfig & { storage?: typeof ADAPTER }): Promise<MongoMessageStore> {
     const resolved = parseConfig(MongoConfigSchema, config, ADAPTER);

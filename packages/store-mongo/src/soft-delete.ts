@@ -1,18 +1,21 @@
-import { type DeletedCounts, IntegrityError, type Scope } from "@message-store/core";
+import { type DeletedCounts, IntegrityError, type Scope, StorageError } from "@message-store/core";
 import type { ClientSession, Filter } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
+import { deleteThreadCheckpoints } from "./delete-checkpoints.js";
 import type { MessageDoc, TurnTraceDoc } from "./documents.js";
+import { confirmLive } from "./live-confirmation.js";
 import { inScope } from "./queries.js";
 
 /*
  * Soft delete, restore and purge. Each runs in one transaction when the deployment has them.
  * Each one's check is a condition of its first write (the conversation's, or for a message the
  * message's), so two of them on one document conflict in the server and one is retried: a
- * snapshot read cannot let a write slip between the check and the change. Message writes
- * reserve their sequence numbers on the conversation document, so they conflict with a
- * conversation's soft delete the same way. Without transactions the parent is written first: a
- * writer that comes after it is refused. Every filter carries the scope (`inScope`; a record
- * carries its conversation's owners), so a record outside it is not found.
+ * snapshot read cannot let a write slip between the check and the change. Without transactions
+ * the parent is written first: a writer that comes after it is refused. A live write whose
+ * messages land after its check confirms the conversation afterwards (`live-confirmation.ts`),
+ * and a message's own soft delete announces its stamp on the conversation first (`stampFloor`),
+ * so neither can slip past a conversation's soft delete. Every filter carries the scope
+ * (`inScope`; a record carries its conversation's owners), so a record outside it is not found.
  */
 
 /** Soft-deleted: the condition of the `*_deleted` partial indexes (the driver's types lack the `number` alias). */
@@ -40,7 +43,13 @@ async function newestStamp(
 
 /**
  * Stamps the live conversation and its live messages and traces with `max(now, 1 + the newest
- * stamp among its records)`, so a restore tells them from records deleted before.
+ * stamp among its records, 1 + its stampFloor)`, so a restore tells them from records deleted
+ * before. A message's own soft delete announces its stamp in the conversation's `stampFloor`
+ * before stamping the message (see {@link softDeleteMessage}), and the stamp is claimed with an
+ * update filtered on the floor this attempt read: a message soft delete that announced since then
+ * makes the claim match nothing, and the attempt starts over above it. So the two stamps never
+ * collide, as the newest stamp read before the claim alone could not ensure (the message's stamp
+ * can land between that read and the claim).
  */
 export function softDeleteConversation(
   ctx: MongoContext,
@@ -51,23 +60,41 @@ export function softDeleteConversation(
   const owners = inScope(scope);
   return atomically(ctx, async (session) => {
     const o = opts(session);
-    let stamp = now;
-    for (const collection of ["messages", "traces"] as const) {
-      const newest = await newestStamp(ctx, collection, { conversationId: id, ...owners }, session);
-      if (newest !== null && newest >= stamp) stamp = newest + 1;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const conv = await ctx.conversations.findOne(
+        { _id: id, ...owners, deletedAt: null },
+        { ...o, projection: { stampFloor: 1 } },
+      );
+      if (!conv) return false;
+      const floor = conv.stampFloor ?? null;
+      let stamp = floor === null ? now : Math.max(now, floor + 1);
+      for (const collection of ["messages", "traces"] as const) {
+        const newest = await newestStamp(
+          ctx,
+          collection,
+          { conversationId: id, ...owners },
+          session,
+        );
+        if (newest !== null && newest >= stamp) stamp = newest + 1;
+      }
+      const set = { $set: { deletedAt: stamp } };
+      const { matchedCount } = await ctx.conversations.updateOne(
+        { _id: id, ...owners, deletedAt: null, stampFloor: floor },
+        set,
+        o,
+      );
+      if (matchedCount === 0) continue;
+      await ctx.messages.updateMany({ conversationId: id, deletedAt: null }, set, o);
+      await ctx.traces.updateMany({ conversationId: id, deletedAt: null }, set, o);
+      return true;
     }
-    const set = { $set: { deletedAt: stamp } };
-    const { matchedCount } = await ctx.conversations.updateOne(
-      { _id: id, ...owners, deletedAt: null },
-      set,
-      o,
+    throw new StorageError(
+      `conversation ${JSON.stringify(id)}: a message of it was soft-deleted during every one of ${MAX_ATTEMPTS} attempts to soft-delete it`,
     );
-    if (matchedCount === 0) return false;
-    await ctx.messages.updateMany({ conversationId: id, deletedAt: null }, set, o);
-    await ctx.traces.updateMany({ conversationId: id, deletedAt: null }, set, o);
-    return true;
   });
 }
+
+const MAX_ATTEMPTS = 100;
 
 /** Clears the conversation's stamp and that of its records carrying the same one. */
 export function restoreConversation(ctx: MongoContext, id: string, scope: Scope): Promise<boolean> {
@@ -87,7 +114,12 @@ export function restoreConversation(ctx: MongoContext, id: string, scope: Scope)
   });
 }
 
-/** Stamps the live message and its trace. */
+/**
+ * Stamps the live message and its trace. The stamp is first announced on the live conversation
+ * (`stampFloor`, raised to it), so that a soft delete of the conversation stamps above it (see
+ * {@link softDeleteConversation}); a conversation soft-deleted before that stamps the message
+ * itself, and this call finds it deleted (false).
+ */
 export function softDeleteMessage(
   ctx: MongoContext,
   id: string,
@@ -96,8 +128,10 @@ export function softDeleteMessage(
 ): Promise<boolean> {
   return atomically(ctx, async (session) => {
     const o = opts(session);
-    const set = { $set: { deletedAt: now } };
     const live = { _id: id, ...inScope(scope), deletedAt: null };
+    const m = await ctx.messages.findOne(live, { ...o, projection: { conversationId: 1 } });
+    if (!m || !(await announceStamp(ctx, m.conversationId, now, session))) return false;
+    const set = { $set: { deletedAt: now } };
     const { matchedCount } = await ctx.messages.updateOne(live, set, o);
     if (matchedCount === 0) return false;
     await ctx.traces.updateMany({ messageId: id, deletedAt: null }, set, o);
@@ -105,19 +139,51 @@ export function softDeleteMessage(
   });
 }
 
+/** Raises the live conversation's `stampFloor` to `stamp`; false when it is not live. */
+async function announceStamp(
+  ctx: MongoContext,
+  conversationId: string,
+  stamp: number,
+  session: ClientSession | undefined,
+): Promise<boolean> {
+  const o = opts(session);
+  const raised = await ctx.conversations.updateOne(
+    {
+      _id: conversationId,
+      deletedAt: null,
+      $or: [{ stampFloor: null }, { stampFloor: { $lt: stamp } }],
+    },
+    { $set: { stampFloor: stamp } },
+    o,
+  );
+  if (raised.matchedCount === 1) return true;
+  // Not raised: the floor is already at or above the stamp, or the conversation is not live.
+  const conv = await ctx.conversations.findOne(
+    { _id: conversationId },
+    { ...o, projection: { deletedAt: 1 } },
+  );
+  return conv !== null && (conv.deletedAt ?? null) === null;
+}
+
 /**
  * Clears the message's stamp and its trace's if deleted with it. The conversation must be live:
  * checked by an update of it (a sequence number is used up; gaps are harmless), so that a
  * concurrent soft delete of the conversation conflicts with this restore instead of missing it.
+ * Without a transaction the check and the change are two writes, and the restore confirms the
+ * conversation afterwards like a message write (`confirmLive`).
  */
-export function restoreMessage(ctx: MongoContext, id: string, scope: Scope): Promise<boolean> {
-  return atomically(ctx, async (session) => {
+export async function restoreMessage(
+  ctx: MongoContext,
+  id: string,
+  scope: Scope,
+): Promise<boolean> {
+  const conversationId = await atomically(ctx, async (session) => {
     const o = opts(session);
     const m = await ctx.messages.findOne(
       { _id: id, ...inScope(scope), ...DELETED },
       { ...o, projection: { conversationId: 1, deletedAt: 1 } },
     );
-    if (!m) return false;
+    if (!m) return null;
     const live = await ctx.conversations.updateOne(
       { _id: m.conversationId, deletedAt: null },
       { $inc: { lastSequence: 1 } },
@@ -130,10 +196,13 @@ export function restoreMessage(ctx: MongoContext, id: string, scope: Scope): Pro
     }
     const clear = { $set: { deletedAt: null } };
     const restored = await ctx.messages.updateOne({ _id: id, deletedAt: m.deletedAt }, clear, o);
-    if (restored.matchedCount === 0) return false;
+    if (restored.matchedCount === 0) return null;
     await ctx.traces.updateMany({ messageId: id, deletedAt: m.deletedAt }, clear, o);
-    return true;
+    return m.conversationId;
   });
+  if (conversationId === null) return false;
+  if (!ctx.transactions) await confirmLive(ctx, conversationId, [id]);
+  return true;
 }
 
 /**
@@ -153,10 +222,16 @@ export function purgeDeleted(
     } as Filter<MessageDoc>;
     const ids = (docs: { _id: string }[]) => docs.map((d) => d._id);
     const find = { ...o, projection: { _id: 1 }, batchSize: UNLIMITED };
-    const convs = ids(await ctx.conversations.find(where as object, find).toArray());
+    const purged = await ctx.conversations
+      .find(where as object, { ...find, projection: { _id: 1, hasCheckpoints: 1 } })
+      .toArray();
+    const convs = ids(purged);
+    const threads = ids(purged.filter((c) => c.hasCheckpoints));
     const messages = ids(
       await ctx.messages.find({ ...where, conversationId: { $nin: convs } }, find).toArray(),
     );
+    if (threads.length > 0)
+      await deleteThreadCheckpoints(ctx, { conversationId: { $in: threads } }, o);
     const inConvs = { conversationId: { $in: convs } };
     const ofMessages = { messageId: { $in: messages } };
     const traces = await ctx.traces.deleteMany(

@@ -4,6 +4,7 @@ import { inTransaction, type MongoContext } from "./collections.js";
 import { assertMessageFits } from "./document-size.js";
 import { messageFields } from "./documents.js";
 import { isConnectionFailure, isDuplicateKey, isSequenceConflict } from "./errors.js";
+import { confirmLiveMessages } from "./live-confirmation.js";
 import {
   insertMessage,
   type MessageUpsert,
@@ -45,6 +46,10 @@ const MAX_SEQUENCE_ATTEMPTS = 20;
  *    (see {@link writeAttempt}).
  * 4. On a definite failure that wrote nothing, the activity moved in step 1 is taken back; after
  *    a written batch that collided, the activity is checked against the newest stored message.
+ * 5. A written batch that may have inserted live messages confirms each conversation live
+ *    (`confirmLive`): step 1's check and step 2's writes are not one atomic unit, so a soft delete
+ *    can run between them. An update of a stored live message needs no confirmation: the soft
+ *    delete stamps it, or it has, and then the update's filter (`deletedAt: null`) refuses it.
  */
 export async function writeMessages(ctx: MongoContext, input: Message[]): Promise<Message[]> {
   // Every document is built (and its size checked) before the first round trip.
@@ -61,6 +66,7 @@ export async function writeMessages(ctx: MongoContext, input: Message[]): Promis
   // moved for those messages must then stay.
   let maybePartial = false;
   let conflict: unknown = null;
+  let inserted = false;
   try {
     const highest = new Map<string, number>();
     let written = false;
@@ -77,7 +83,9 @@ export async function writeMessages(ctx: MongoContext, input: Message[]): Promis
       maybePartial ||= !ctx.transactions && input.length > 1;
       batch.messages = withTenants(batch.messages, blocks);
       try {
-        batch.messages = await writeAttempt(ctx, batch.messages, blocks);
+        const attempt = await writeAttempt(ctx, batch.messages, blocks);
+        batch.messages = attempt.messages;
+        inserted ||= attempt.inserted;
         written = true;
       } catch (error) {
         if (!isSequenceConflict(error)) throw error;
@@ -99,6 +107,7 @@ export async function writeMessages(ctx: MongoContext, input: Message[]): Promis
   if (conflict !== null) {
     for (const conversationId of groups.keys()) await repairActivity(ctx, conversationId);
   }
+  if (inserted) await confirmLiveMessages(ctx, batch.messages);
   return batch.messages;
 }
 
@@ -136,7 +145,8 @@ async function reserveAll(
 
 /**
  * Writes the whole batch with sequences from `blocks`, in array order per conversation, and
- * resolves to it as stored.
+ * resolves to it as stored, with whether it may have inserted a message (false only when a
+ * single message's upsert updated a stored one).
  *
  * After a sequence collision the caller runs this again with new, greater blocks, for the whole
  * batch: with a transaction nothing of the failed attempt was stored; without one, an ordered bulk
@@ -148,7 +158,7 @@ async function writeAttempt(
   ctx: MongoContext,
   input: Message[],
   blocks: Reservation[],
-): Promise<Message[]> {
+): Promise<{ messages: Message[]; inserted: boolean }> {
   let messages = input;
   // Without a transaction a batch is first written as inserts: most batches are new messages, and
   // an insert is cheaper than an upsert (much cheaper on jongodb, whose upserts scan: 1,200 took
@@ -165,8 +175,7 @@ async function writeAttempt(
       return inserting ? insertMessage(m, sequence) : upsertMessage(m, sequence);
     });
     try {
-      await write(ctx, ops);
-      return messages;
+      return { messages, inserted: await write(ctx, ops) };
     } catch (error) {
       if (!isDuplicateKey(error) || isSequenceConflict(error)) throw error;
       if (inserting) {
@@ -191,16 +200,20 @@ async function writeAttempt(
 /** Writes of a batch that meets a duplicate `_id` (see {@link writeAttempt}). */
 const MAX_DUPLICATE_ATTEMPTS = 3;
 
-async function write(ctx: MongoContext, ops: MessageWrite[]): Promise<void> {
+/** Runs the writes; false when they surely inserted nothing (a single upsert that updated). */
+async function write(ctx: MongoContext, ops: MessageWrite[]): Promise<boolean> {
   const [only] = ops;
   if (ops.length === 1 && only && "updateOne" in only) {
     const { filter, update } = only.updateOne as MessageUpsert["updateOne"];
-    await ctx.messages.updateOne(filter, update, { upsert: true });
-  } else if (ctx.transactions) {
+    const result = await ctx.messages.updateOne(filter, update, { upsert: true });
+    return result.upsertedCount > 0;
+  }
+  if (ctx.transactions) {
     await inTransaction(ctx, (session: ClientSession) =>
       ctx.messages.bulkWrite(ops, { session, ordered: true }),
     );
   } else {
     await ctx.messages.bulkWrite(ops, { ordered: true });
   }
+  return true;
 }

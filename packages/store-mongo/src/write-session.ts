@@ -1,9 +1,11 @@
 import { type ConversationRecord, type Message, StorageError } from "@message-store/core";
+import { checkSessionTimestamps } from "@message-store/core/adapter";
 import type { ClientSession } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
 import { assertConversationFits, assertMessageFits } from "./document-size.js";
 import { type ConversationDoc, conversationFields, messageFields } from "./documents.js";
 import { isDuplicateKey } from "./errors.js";
+import { confirmLiveMessages } from "./live-confirmation.js";
 import { type MessageUpsert, upsertMessage } from "./message-ops.js";
 import {
   deletedConversation,
@@ -41,7 +43,9 @@ import {
  *   A retry reads its ids as stored in the conversation and keeps their timestamps and sequence
  *   (claiming nothing when all are stored). Without transactions the upserts of a batch land one
  *   by one (as `storeMessages`' do), and a claim whose upserts then fail (a race with a writer of
- *   the same ids, a lost connection) keeps the activity it set: never older than the truth.
+ *   the same ids, a lost connection) keeps the activity it set: never older than the truth. A
+ *   soft delete of the conversation can run between the claim and the upserts, so the call then
+ *   confirms the conversation live (`confirmLive`).
  * - Replica set: the attempt runs in one transaction, so the conversation, the claim and the
  *   messages commit together or not at all. Its reads come from the transaction's snapshot, and
  *   the claim writes the conversation document: if another transaction wrote that document after
@@ -61,7 +65,12 @@ export async function writeSession(
   for (const m of messages) assertMessageFits(m, messageFields(m), ctx.maxDocumentBytes);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
-      return await atomically(ctx, (session) => attemptSession(ctx, session, request));
+      const { messages: stored, fresh } = await atomically(ctx, (session) =>
+        attemptSession(ctx, session, request),
+      );
+      // Without a transaction the claim and the upserts are separate writes (see `confirmLive`).
+      if (!ctx.transactions && fresh) await confirmLiveMessages(ctx, stored);
+      return stored;
     } catch (error) {
       if (!(error instanceof Contended)) throw error;
     }
@@ -75,7 +84,7 @@ export async function writeSession(
 const MAX_ATTEMPTS = 100;
 
 /** Another writer changed the conversation or stored one of the ids since the attempt's read. */
-class Contended extends Error {}
+export class Contended extends Error {}
 
 /** What an attempt reads of a stored message with one of the batch's ids. */
 type Projected = StoredMessage & {
@@ -95,11 +104,15 @@ interface Plan {
   newest: number | null;
 }
 
-async function attemptSession(
+/**
+ * One attempt of {@link writeSession} (in `session`'s transaction when given); throws
+ * {@link Contended} when it must start over. A checkpoint put runs it in its own transaction.
+ */
+export async function attemptSession(
   ctx: MongoContext,
   session: ClientSession | undefined,
   request: { conversation: ConversationRecord; messages: readonly Message[]; now: number },
-): Promise<Message[]> {
+): Promise<{ messages: Message[]; fresh: boolean }> {
   const { conversation, now } = request;
   const o: Options = session ? { session } : {};
   const conv = await ctx.conversations.findOne({ _id: conversation.id }, o);
@@ -123,7 +136,8 @@ async function attemptSession(
     )
     .toArray();
   if (conv) checkConversation(conv, conversation);
-  const start = conv ? Math.max(now, conv.lastActivityAt + 1) : now;
+  const activity = conv ? conv.lastActivityAt : now;
+  const start = conv ? Math.max(now, activity + 1) : now;
   const plan = planBatch(
     request.messages,
     new Map((stored as Projected[]).map((d) => [d._id, d])),
@@ -131,12 +145,13 @@ async function attemptSession(
     start - now,
     (conv?.lastSequence ?? 0) + 1,
   );
+  if (plan.newest !== null) checkSessionTimestamps(conversation.id, plan.newest, activity);
   await claim(ctx, o, conversation, conv, plan);
-  return write(ctx, o, plan);
+  return { messages: await write(ctx, o, plan), fresh: plan.fresh.length > 0 };
 }
 
 /** The ownership and soft-delete rules against the stored conversation. */
-function checkConversation(conv: ConversationDoc, record: ConversationRecord): void {
+export function checkConversation(conv: ConversationDoc, record: ConversationRecord): void {
   const tenantOk = record.tenantId === null || (conv.tenantId ?? null) === record.tenantId;
   if (conv.userId !== record.userId || !tenantOk) throw otherOwner(record.id);
   if ((conv.deletedAt ?? null) !== null) throw deletedConversation(record.id);

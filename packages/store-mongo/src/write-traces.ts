@@ -18,7 +18,7 @@ interface MessageOwner {
 }
 
 /** A trace upsert of the batch collided on a unique index (`_id` or `messageId`). */
-class Collision extends Error {
+export class Collision extends Error {
   constructor(override readonly cause: unknown) {
     super("duplicate key");
   }
@@ -68,8 +68,11 @@ export async function writeTraces(
   }
 }
 
-/** One attempt; `planned` receives the traces with their owners filled, to word a collision. */
-async function attemptTraces(
+/**
+ * One attempt of {@link writeTraces} (in `session`'s transaction when given); `planned` receives
+ * the traces with their owners filled, to word a collision ({@link collisionError}).
+ */
+export async function attemptTraces(
   ctx: MongoContext,
   session: ClientSession | undefined,
   input: readonly TurnTrace[],
@@ -223,7 +226,7 @@ async function write(
  * message. `null` when none does any more: a concurrent upsert of the same trace id (or a delete)
  * won the race, and the write is run again.
  */
-async function collisionError(
+export async function collisionError(
   ctx: MongoContext,
   traces: readonly TurnTrace[],
   cause: unknown,

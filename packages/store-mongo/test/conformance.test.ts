@@ -23,7 +23,14 @@ async function withDb<T>(work: (client: MongoClient) => Promise<T>): Promise<T> 
   }
 }
 
-const COLLECTIONS = ["conversations", "messages", "turn_traces"] as const;
+const COLLECTIONS = [
+  "conversations",
+  "messages",
+  "turn_traces",
+  "checkpoints",
+  "checkpoint_values",
+  "checkpoint_writes",
+] as const;
 
 describeMessageStoreConformance({
   name: external ? "mongodb" : "mongodb (standalone jongodb)",

@@ -57,6 +57,20 @@ describe("connection failures", () => {
     }
   });
 
+  it("honours the uri's serverSelectionTimeoutMS (option names in any case)", async () => {
+    const port = await closedPort();
+    for (const option of ["serverSelectionTimeoutMS=300", "serverselectiontimeoutms=300"]) {
+      const started = Date.now();
+      const error = await MongoMessageStore.open({
+        uri: `mongodb://127.0.0.1:${port}/x?${option}`,
+        db: "x",
+      }).catch((e: unknown) => e);
+      // The default (10 s) would apply if the uri's option were overridden.
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(isMessageStoreError(error) && error.code).toBe("CONNECTION");
+    }
+  });
+
   it("a server lost mid-use gives ConnectionError in bounded time, and the store can still close", async () => {
     const server = await startJongodb();
     try {
@@ -99,6 +113,14 @@ describe("configuration", () => {
         { uri: "mongodb://h", db: "x", server_selection_timeout_ms: 0 },
         "server_selection_timeout_ms: ",
       ],
+      [
+        {
+          uri: "mongodb://h1,h2/x?replicaSet=rs&serverSelectionTimeoutMS=500",
+          db: "x",
+          server_selection_timeout_ms: 2_000,
+        },
+        "serverSelectionTimeoutMS differ",
+      ],
       [{ storage: "postgres", uri: "mongodb://h", db: "x" }, 'config for storage "postgres"'],
       // Valid scheme, but the driver's parser refuses it (and repeats the URI): no password.
       [{ uri: `mongodb://u:${SECRET}@/x`, db: "x" }, "invalid mongodb uri"],
@@ -125,7 +147,6 @@ describe("configuration", () => {
     expect(MongoConfigSchema.parse({ uri: "mongodb://h", db: "x" })).toEqual({
       uri: "mongodb://h",
       db: "x",
-      server_selection_timeout_ms: 10_000,
       operation_timeout_ms: 30_000,
       create: true,
     });

@@ -88,6 +88,8 @@ describe("document layout, derived from core's field tables", () => {
       "lastActivityAt",
       "lastMessageAt",
       "lastSequence",
+      // Counts the live writes that confirmed the conversation live after landing.
+      "confirmedWrites",
     ]);
     // The upsert's filter gives `_id`, `conversationId` and `deletedAt`; `sequence` is set on
     // insert; `pendingKey` marks a message pending embedding.

@@ -113,10 +113,9 @@ describe("indexes", () => {
       db: f.dbName,
     });
     expect(await again.getConversation("c")).not.toBeNull();
-    for (const name of Object.values(COLLECTIONS)) {
+    for (const [key, name] of Object.entries(COLLECTIONS)) {
       const count = (await f.db.collection(name).listIndexes().toArray()).length;
-      const key = name === "turn_traces" ? "turnTraces" : (name as "conversations" | "messages");
-      expect(count).toBe(INDEXES[key].length + 1);
+      expect(count).toBe(INDEXES[key as keyof typeof COLLECTIONS].length + 1);
     }
     await again.close();
   });

@@ -90,33 +90,36 @@ describe.each([
     ]);
   });
 
-  it("storeMessage: 2 for a message at least as recent as the conversation's activity", async () => {
+  it("storeMessage: 3 for a new message at least as recent as the conversation's activity, 2 for an update", async () => {
+    // The last update confirms the conversation live once the new message landed (see `confirmLive`).
     const commands = await f.commandsOf(() => f.store.storeMessage(msg("m-new", "c-main", 1_000)));
-    expect(commands).toEqual(["findAndModify", "update"]);
+    expect(commands).toEqual(["findAndModify", "update", "update"]);
     const again = await f.commandsOf(() =>
       f.store.storeMessage(msg("m-new", "c-main", 1_000, { originalContent: "edited" })),
     );
     expect(again).toEqual(["findAndModify", "update"]);
   });
 
-  it("storeMessage: 3 for a message older than the newest one, 4 for one older than updatedAt only", async () => {
+  it("storeMessage: 4 for a message older than the newest one, 5 for one older than updatedAt only", async () => {
     const older = await f.commandsOf(() => f.store.storeMessage(msg("m-old", "c-main", 5)));
-    expect(older).toEqual(["findAndModify", "findAndModify", "update"]);
+    expect(older).toEqual(["findAndModify", "findAndModify", "update", "update"]);
     await f.store.storeConversation(conv("c-ahead", { updatedAt: T0 + 1_000 }));
     const between = await f.commandsOf(() =>
       f.store.storeMessage(msg("m-between", "c-ahead", 500)),
     );
     // The compare-and-set that moves lastMessageAt is an `update`, not a `findAndModify`.
-    expect(between).toEqual(["findAndModify", "findAndModify", "update", "update"]);
+    expect(between).toEqual(["findAndModify", "findAndModify", "update", "update", "update"]);
   });
 
   it("storeMessages: a batch of one is a storeMessage; a larger batch adds the transaction commit", async () => {
     const one = await f.commandsOf(() => f.store.storeMessages([msg("m-b1", "c-main", 2_000)]));
-    expect(one).toEqual(["findAndModify", "update"]);
+    expect(one).toEqual(["findAndModify", "update", "update"]);
     const batch = [msg("m-b2", "c-main", 2_001), msg("m-b3", "c-main", 2_002)];
     const many = await f.commandsOf(() => f.store.storeMessages(batch));
     expect(many).toEqual(
-      tx ? ["findAndModify", "update", "commitTransaction"] : ["find", "findAndModify", "insert"],
+      tx
+        ? ["findAndModify", "update", "commitTransaction", "update"]
+        : ["find", "findAndModify", "insert", "update"],
     );
     // A batch re-storing a message it holds: without a transaction the insert collides, and the
     // batch is upserted.
@@ -124,8 +127,8 @@ describe.each([
     const upserted = await f.commandsOf(() => f.store.storeMessages(again));
     expect(upserted).toEqual(
       tx
-        ? ["findAndModify", "update", "commitTransaction"]
-        : ["find", "findAndModify", "insert", "update"],
+        ? ["findAndModify", "update", "commitTransaction", "update"]
+        : ["find", "findAndModify", "insert", "update", "update"],
     );
   });
 
@@ -146,8 +149,8 @@ describe.each([
     expect(commands).toEqual(tx ? ["find", "update", "commitTransaction"] : ["find", "update"]);
   });
 
-  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions", async () => {
-    const commit = tx ? ["commitTransaction"] : [];
+  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions (the confirmation without)", async () => {
+    const commit = tx ? ["commitTransaction"] : ["update"];
     const turns = [
       { id: "st-1", role: "user" as const, content: "a" },
       { id: "st-2", role: "assistant" as const, content: "b" },
@@ -165,7 +168,7 @@ describe.each([
     const retried = await f.commandsOf(() =>
       f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
     );
-    expect(retried).toEqual(["find", "find", "update", ...commit]);
+    expect(retried).toEqual(["find", "find", "update", ...(tx ? commit : [])]);
   });
 
   it("soft delete, restore, deleteMessage and purge: a fixed number each, plus the commit with transactions", async () => {
@@ -173,20 +176,26 @@ describe.each([
     await f.store.storeConversation(conv("c-soft"));
     await f.store.storeMessages([msg("m-s1", "c-soft", 1), msg("m-s2", "c-soft", 2)]);
     await f.store.storeTurnTrace(traceOf("t-s1", "m-s1", "c-soft"));
+    // A find of the message's conversation and the announcement of the stamp on it first.
     expect(await f.commandsOf(() => f.store.softDeleteMessage("m-s1"))).toEqual([
-      "update",
-      "update",
-      ...commit,
-    ]);
-    expect(await f.commandsOf(() => f.store.restoreMessage("m-s1"))).toEqual([
       "find",
       "update",
       "update",
       "update",
       ...commit,
     ]);
-    // Two reads find the newest stamp among the conversation's records, then three updates.
+    // Without a transaction the restore confirms the conversation live afterwards.
+    expect(await f.commandsOf(() => f.store.restoreMessage("m-s1"))).toEqual([
+      "find",
+      "update",
+      "update",
+      "update",
+      ...(tx ? commit : ["update"]),
+    ]);
+    // A read of the conversation (its stamp floor), two of the newest stamp among its records,
+    // then three updates.
     expect(await f.commandsOf(() => f.store.softDeleteConversation("c-soft"))).toEqual([
+      "find",
       "find",
       "find",
       "update",
@@ -236,15 +245,21 @@ describe.each([
     expect(await f.commandsOf(search)).toEqual(["find", "aggregate"]);
   });
 
-  it("deleteConversation: three deletes, plus the commit with transactions", async () => {
+  it("deleteConversation: one find and three deletes (six with checkpoints), plus the commit with transactions", async () => {
+    const commit = tx ? ["commitTransaction"] : [];
     await f.store.storeConversation(conv("c-del"));
     await f.store.storeMessage(msg("m-del", "c-del", 1));
     const commands = await f.commandsOf(() => f.store.deleteConversation("c-del"));
-    expect(commands).toEqual(
-      tx ? ["delete", "delete", "delete", "commitTransaction"] : ["delete", "delete", "delete"],
-    );
+    expect(commands).toEqual(["find", "delete", "delete", "delete", ...commit]);
     const missing = await f.commandsOf(() => f.store.deleteConversation("c-del"));
-    expect(missing).toEqual(tx ? ["delete", "commitTransaction"] : ["delete", "delete", "delete"]);
+    expect(missing).toEqual(["find", ...commit]);
+    const checkpoint = { type: "json", data: new Uint8Array([123, 125]) };
+    await f.store.putCheckpoint(
+      { conversationId: "c-thread", id: "cp", checkpoint },
+      { userId: "u1" },
+    );
+    const thread = await f.commandsOf(() => f.store.deleteConversation("c-thread"));
+    expect(thread).toEqual(["find", ...Array(6).fill("delete"), ...commit]);
   });
 
   it("deleteUserData: one find and three deletes, plus the commit with transactions", async () => {

@@ -93,11 +93,13 @@ describe.each([
     await rewind(f, "c", 0);
     const commands = await f.commandsOf(() => f.store.storeMessage(msg("m4", "c", 1)));
     // Three blocks collide with m1..m3, the fourth is free. After a collision the activity is
-    // checked against the newest message (one read of each collection; nothing to move here).
+    // checked against the newest message (one read of each collection; nothing to move here),
+    // then the write confirms the conversation live (see `confirmLive`).
     expect(commands).toEqual([
       ...Array(4).fill(["findAndModify", "update"]).flat(),
       "find",
       "find",
+      "update",
     ]);
     expect(Object.fromEntries(await sequences(f, "c"))).toEqual({ m1: 1, m2: 2, m3: 3, m4: 4 });
     expect(await transcript(f.store, "c")).toEqual(["m1", "m2", "m3", "m4"]);

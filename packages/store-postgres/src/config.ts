@@ -6,6 +6,9 @@ import { MAX_PARTITIONS } from "./sql/partitioned-layout.js";
 export const ADAPTER = "postgres";
 
 const Positive = z.number().int().min(1);
+
+/** Default `replica_cooldown_ms`. */
+export const DEFAULT_REPLICA_COOLDOWN_MS = 30_000;
 const NonNegative = z.number().int().min(0);
 
 /**
@@ -129,6 +132,13 @@ export const PostgresConfigSchema = z
      */
     replica_fallback: z.enum(["primary", "error"]).default("primary"),
     /**
+     * After the replica failed to answer a read (unreachable, or no answer within
+     * `query_timeout_ms`), how long lagging reads skip it, in ms (default 30000): they read the
+     * primary, or reject at once with `replica_fallback: "error"`. The first read after that
+     * probes the replica in the background; it is used again once it answers.
+     */
+    replica_cooldown_ms: Positive.default(DEFAULT_REPLICA_COOLDOWN_MS),
+    /**
      * The layout of the tables, chosen when the schema is created: omitted (default) for plain
      * tables, or a number of hash partitions (1–1024; 16 is a good start) for the partitioned
      * layout, where `conversations` is hash-partitioned by `id` and `messages` and `turn_traces`
@@ -170,6 +180,12 @@ export const PostgresConfigSchema = z
 export type PostgresStoreConfig = z.input<typeof PostgresConfigSchema>;
 /** What a lagging read does when the replica cannot answer: ask the primary, or reject. */
 export type ReplicaFallback = ResolvedPostgresConfig["replica_fallback"];
+
+/** How lagging reads use a replica: `replica_fallback` and `replica_cooldown_ms`. */
+export interface ReplicaPolicy {
+  fallback: ReplicaFallback;
+  cooldownMs: number;
+}
 /** The configuration with every default filled. */
 export type ResolvedPostgresConfig = z.output<typeof PostgresConfigSchema>;
 

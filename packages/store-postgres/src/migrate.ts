@@ -5,6 +5,7 @@ import { ADAPTER } from "./config.js";
 import type { Queryable } from "./connection/statement-runner.js";
 import { isConnectionFailure, toStoreError } from "./errors.js";
 import { type FoundLayout, type Partitions, resolveLayout } from "./layout.js";
+import { checkpointTablesSql } from "./sql/checkpoint-tables.js";
 import { functionsChecksum, functionsSql } from "./sql/functions.js";
 import { MIGRATIONS, type Migration } from "./sql/migrations.js";
 import { partitionedVersionOne } from "./sql/partitioned-layout.js";
@@ -26,15 +27,20 @@ export type LayoutPlan = SchemaPlan | ((partitions: Partitions) => SchemaPlan);
 
 /**
  * This package's plan for a layout: its migrations and its derived functions. A partitioned
- * schema differs in version 1 only (its tables are created partitioned, see
- * `partitioned-layout.ts`): every later step applies to both layouts.
+ * schema differs in the steps that create tables, version 1 (see `partitioned-layout.ts`) and
+ * version 5 (the checkpoint tables, `checkpoint-tables.ts`): the other steps apply to both
+ * layouts.
  */
 export function packagePlan(partitions: Partitions = null): SchemaPlan {
   const partitioned = partitions !== null;
+  const forLayout = (m: Migration): Migration =>
+    m.version === 1
+      ? partitionedVersionOne(partitions!)
+      : m.version === 5
+        ? { ...m, sql: (s) => checkpointTablesSql(s, partitions) }
+        : m;
   return {
-    migrations: partitioned
-      ? [partitionedVersionOne(partitions), ...MIGRATIONS.slice(1)]
-      : MIGRATIONS,
+    migrations: partitioned ? MIGRATIONS.map(forLayout) : MIGRATIONS,
     functions: {
       sql: (schema) => functionsSql(schema, partitioned),
       checksum: functionsChecksum(partitioned),

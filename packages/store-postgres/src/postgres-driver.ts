@@ -7,7 +7,14 @@ import {
   type RequestOf,
 } from "@message-store/core/adapter";
 import type pg from "pg";
-import { ADAPTER, callTimeouts, PostgresConfigSchema, type PostgresStoreConfig } from "./config.js";
+import { putCheckpointParams, putWritesParams, toStoredCheckpoint } from "./checkpoint-rows.js";
+import {
+  ADAPTER,
+  callTimeouts,
+  DEFAULT_REPLICA_COOLDOWN_MS,
+  PostgresConfigSchema,
+  type PostgresStoreConfig,
+} from "./config.js";
 import { createPool, createReplica, endPool } from "./connection/create-pool.js";
 import { LaggingReads } from "./connection/lagging-reads.js";
 import { runnerOn, type StatementRunner } from "./connection/statement-runner.js";
@@ -24,6 +31,7 @@ import {
   toUsageSums,
   traceParams,
 } from "./row-mapping.js";
+import { checkpointQueries } from "./sql/checkpoint-queries.js";
 import type { Statement } from "./sql/params.js";
 import { createQueries, type Queries } from "./sql/queries.js";
 import { scopeParams } from "./sql/scope-conditions.js";
@@ -57,6 +65,7 @@ export class PostgresDriver implements MessageStoreDriver {
     embeddingQueue: true,
     textSearch: true,
     atomicTraceBatches: true,
+    checkpoints: true,
   };
   /** The schema holding this store's tables. */
   readonly schema: string;
@@ -67,6 +76,7 @@ export class PostgresDriver implements MessageStoreDriver {
   readonly #lagging: LaggingReads;
   readonly #replica: PostgresStoreOptions["replica"] | null;
   readonly #q: Queries;
+  readonly #cq: ReturnType<typeof checkpointQueries>;
   readonly #io: StoreIo;
   /** Lists, analytics and search may lag behind the last write: a replica may answer them. */
   readonly #laggingIo: StoreIo;
@@ -107,6 +117,7 @@ export class PostgresDriver implements MessageStoreDriver {
       });
       const [row] = await driver.#io.rows(driver.#q.searchColumns);
       driver.#search = { vector: row?.vector === true, cubes: row?.cubes === true };
+      await driver.#lagging.verify();
     } catch (error) {
       await driver.close();
       throw toStoreError(error);
@@ -127,10 +138,14 @@ export class PostgresDriver implements MessageStoreDriver {
     this.#lagging = new LaggingReads(
       this.#runner,
       replica ? runnerOn(replica.pool, timeout, pooler, prepare) : null,
-      replica?.fallback ?? "primary",
+      {
+        fallback: replica?.fallback ?? "primary",
+        cooldownMs: replica?.cooldownMs ?? DEFAULT_REPLICA_COOLDOWN_MS,
+      },
     );
     this.schema = options.schema ?? "public";
     this.#q = createQueries(this.schema);
+    this.#cq = checkpointQueries(this.schema);
     this.#io = new StoreIo(this.#runner, this.schema);
     this.#laggingIo = new StoreIo(this.#runner, this.schema, this.#lagging);
   }
@@ -312,6 +327,39 @@ export class PostgresDriver implements MessageStoreDriver {
 
   setEmbeddings({ scope, updates }: RequestOf<"setEmbeddings">) {
     return this.#io.changed(stmt(this.#q.setEmbeddings, [toJsonParam(updates)], scope));
+  }
+
+  /** One statement: `ms_put_checkpoint` (conversation, messages, traces, values, checkpoint). */
+  async putCheckpoint({
+    conversation,
+    checkpoint,
+    messages,
+    traces,
+    now,
+  }: RequestOf<"putCheckpoint">) {
+    const params = putCheckpointParams(conversation, checkpoint, messages, traces, now);
+    await this.#io.written(stmt(this.#cq.putCheckpoint, params));
+  }
+
+  async putCheckpointWrites({ conversation, writes }: RequestOf<"putCheckpointWrites">) {
+    await this.#io.written(
+      stmt(this.#cq.putCheckpointWrites, putWritesParams(conversation, writes)),
+    );
+  }
+
+  async getCheckpoint({ conversationId, namespace, id, scope }: RequestOf<"getCheckpoint">) {
+    const values = [encodeText(conversationId), encodeText(namespace), encodeNullable(id)];
+    const [row] = await this.#io.rows(stmt(this.#cq.readCheckpoint, values, scope));
+    return row ? toStoredCheckpoint(row, `${this.schema}.checkpoints`) : null;
+  }
+
+  async listCheckpoints({ scope, filter, page }: RequestOf<"listCheckpoints">) {
+    const rows = await this.#io.rows(this.#cq.listCheckpoints(scope, filter, page));
+    return rows.map((row) => toStoredCheckpoint(row, `${this.schema}.checkpoints`));
+  }
+
+  deleteCheckpoints({ id, scope }: RequestOf<"deleteCheckpoints">) {
+    return this.#io.done(stmt(this.#cq.deleteCheckpoints, [encodeText(id)], scope));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { IntegrityError } from "@message-store/core";
-import { ownerRefusal, type RecordKind } from "@message-store/core/adapter";
+import { endOfTimeMessage, ownerRefusal, type RecordKind } from "@message-store/core/adapter";
 import { ADAPTER } from "./config.js";
 import { decodeText } from "./nul-codec.js";
 import {
@@ -21,7 +21,8 @@ type Quote = (key: string) => string;
  * owner's, by the DETAIL key of its id.
  */
 interface Rule {
-  text: (q: Quote) => string;
+  /** `q` quotes a DETAIL value; `raw` gives it as it is. */
+  text: (q: Quote, raw: (key: string) => string) => string;
   owner?: [RecordKind, string];
 }
 
@@ -69,6 +70,16 @@ const RULES: Record<string, Rule> = {
   conversation_deleted: {
     text: (q) =>
       `message ${q("message")}: conversation ${q("conversation")} is soft-deleted; restore it first`,
+  },
+  thread_missing: {
+    text: (q) => `conversation ${q("conversation")} does not exist`,
+    owner: ["conversation", "conversation"],
+  },
+  thread_deleted: {
+    text: (q) => `conversation ${q("conversation")} is soft-deleted; restore it first`,
+  },
+  session_end_of_time: {
+    text: (_, raw) => endOfTimeMessage(raw("conversation"), Number(raw("activity"))),
   },
   restore_in_deleted_conversation: {
     text: (q) =>
@@ -145,7 +156,7 @@ export function refusalOf(error: unknown): IntegrityError | null {
   };
   const q = (key: string) => JSON.stringify(id(key));
   const rule = RULES[SQLSTATE_RULES[code] ?? String(detail.rule)];
-  const message = `${rule ? rule.text(q) : "an ownership or soft-delete rule was broken"}; nothing was stored`;
+  const message = `${rule ? rule.text(q, id) : "an ownership or soft-delete rule was broken"}; nothing was stored`;
   if (rule?.owner === undefined)
     return new IntegrityError(message, { adapter: ADAPTER, cause: error });
   const [record, key] = rule.owner;

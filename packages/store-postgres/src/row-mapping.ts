@@ -18,6 +18,7 @@ import {
   type SequencedMessage,
   type UsageSums,
 } from "@message-store/core/adapter";
+import { jsonbForm } from "./jsonb-form.js";
 import { toJsonParam } from "./nul-codec.js";
 import {
   CONVERSATION_READ,
@@ -123,6 +124,34 @@ export function toSequencedMessage(row: Row, table: string): SequencedMessage {
   return { message: toMessage(message, table), sequence: seq as number };
 }
 
+/**
+ * A written record as a read will return it: its `jsonb` fields in jsonb's form (see
+ * `jsonbForm`), then as the model (nested model objects back in schema order, as reads have
+ * them). The record itself when nothing differs, as nearly always.
+ */
+function asReadBack<T>(
+  fields: readonly StoredField[],
+  canonical: (value: Row) => T | undefined,
+  schema: Parameters<typeof parseInput>[0],
+): (record: T) => T {
+  const keys = fields.filter((f) => f.column.type === "jsonb").map((f) => f.key);
+  return (record) => {
+    let formed: Row | null = null;
+    for (const key of keys) {
+      const value = (record as Row)[key];
+      const form = jsonbForm(value);
+      if (Object.is(form, value)) continue;
+      formed ??= { ...(record as Row) };
+      formed[key] = form;
+    }
+    if (formed === null) return record;
+    return canonical(formed) ?? (parseInput(schema, formed, "stored record") as T);
+  };
+}
+
+const messageAsRead = asReadBack<Message>(MESSAGE, canonicalMessage, MessageSchema);
+const traceAsRead = asReadBack<TurnTrace>(TURN_TRACE, canonicalTurnTrace, TurnTraceSchema);
+
 /** Parameters of the conversation upsert, in column order. */
 export const conversationParams = paramWriter<ConversationRecord>(CONVERSATION_WRITE);
 
@@ -170,20 +199,23 @@ type StoredFact = readonly [string, string | null, boolean, number];
 
 /**
  * The batch as stored: each message with its conversation's `tenantId`, its stored timestamp (a
- * session write chooses it) and, where the function cleared a stale embedding, `embedding:
- * null`. Returns the same object where nothing differs.
+ * session write chooses it), where the function cleared a stale embedding, `embedding: null`,
+ * and its JSON as jsonb gives it back (see `asReadBack`). Returns the same object where nothing
+ * differs.
  */
 export function asStored(batch: readonly Message[], facts: unknown): Message[] {
   const byId = new Map<string, StoredFact>();
   for (const f of (facts ?? []) as StoredFact[]) byId.set(f[0], f);
   return batch.map((m) => {
     const f = byId.get(m.id);
-    if (!f) return m;
+    if (!f) return messageAsRead(m);
     const [, tenantId, noEmbedding, timestamp] = f;
     const cleared = noEmbedding && m.embedding !== null;
-    return m.tenantId === tenantId && !cleared && m.timestamp === timestamp
-      ? m
-      : { ...m, tenantId, timestamp, embedding: cleared ? null : m.embedding };
+    return messageAsRead(
+      m.tenantId === tenantId && !cleared && m.timestamp === timestamp
+        ? m
+        : { ...m, tenantId, timestamp, embedding: cleared ? null : m.embedding },
+    );
   });
 }
 
@@ -192,14 +224,17 @@ type StoredOwners = readonly [string, string | null, string | null];
 
 /**
  * The traces as stored, in input order: `userId`/`tenantId` filled from the conversation, as the
- * function reports them (jsonb arrives with the NUL escape already undone, `column-types.ts`).
+ * function reports them (jsonb arrives with the NUL escape already undone, `column-types.ts`),
+ * and their JSON as jsonb gives it back (see `asReadBack`).
  */
 export function asStoredTraces(traces: readonly TurnTrace[], facts: unknown): TurnTrace[] {
   const byId = new Map<string, StoredOwners>();
   for (const f of (facts ?? []) as StoredOwners[]) byId.set(f[0], f);
   return traces.map((t) => {
     const [, userId, tenantId] = byId.get(t.id) ?? [t.id, t.userId, t.tenantId];
-    return userId === t.userId && tenantId === t.tenantId ? t : { ...t, userId, tenantId };
+    return traceAsRead(
+      userId === t.userId && tenantId === t.tenantId ? t : { ...t, userId, tenantId },
+    );
   });
 }
 

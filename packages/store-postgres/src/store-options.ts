@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { ReplicaFallback } from "./config.js";
+import type { ReplicaPolicy } from "./config.js";
 
 /** How a `PostgresDriver` reaches its tables. */
 export interface PostgresStoreOptions {
@@ -25,8 +25,11 @@ export interface PostgresStoreOptions {
    */
   preparedStatements?: boolean;
   /** A read replica for the reads that may lag (see `replica_dsn`). */
-  replica?: { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback };
+  replica?: Replica;
 }
+
+/** A read replica: its pool, whether the store ends it, and how lagging reads use it. */
+export type Replica = { pool: pg.Pool; ownsPool: boolean } & ReplicaPolicy;
 
 /** The `Client` class a pool creates (pg-pool's `Client` option), for the cleanup connection. */
 export function clientClassOf(pool: pg.Pool): typeof pg.Client {

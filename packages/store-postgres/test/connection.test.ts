@@ -174,6 +174,7 @@ describe("configuration", () => {
       transaction_pooler: false,
       prepared_statements: true,
       replica_fallback: "primary",
+      replica_cooldown_ms: 30_000,
       create: true,
     });
     expect(PostgresConfigSchema.safeParse({ dsn: "/var/run/postgresql" }).success).toBe(true);

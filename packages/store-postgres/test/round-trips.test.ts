@@ -46,6 +46,8 @@ async function count(
 }
 
 const ONE = { statements: 1, checkouts: 1 };
+const bytes = (text: string) => new TextEncoder().encode(text);
+const json = (text: string) => ({ type: "json", data: bytes(text) });
 
 describe("one round trip per contract call", () => {
   const batch = Array.from({ length: 500 }, (_, i) => message(`b${i}`, "c1", 10 + (i % 7)));
@@ -86,6 +88,49 @@ describe("one round trip per contract call", () => {
     ["queryTurnTraces", () => store.queryTurnTraces({ toolName: "x", model: "y", limit: 3 })],
     ["summarizeUsage", () => store.summarizeUsage({ since: 0, until: 10_000, bucket: "hour" })],
     ["searchMessages", () => store.searchMessages({ embedding: [1, 2, 3] })],
+    [
+      "putCheckpoint (values, messages and a trace)",
+      () =>
+        store.putCheckpoint(
+          {
+            conversationId: "c1",
+            id: "cp1",
+            checkpoint: { type: "json", data: bytes("{}") },
+            channelVersions: { a: "1", b: "1" },
+            values: ["a", "b"].map((channel) => ({ channel, version: "1", value: json(channel) })),
+          },
+          {
+            userId: "u1",
+            messages: [{ id: "cp-m", role: "assistant", content: "hi" }],
+            traces: [trace("cp-t", "cp-m", "c1")],
+          },
+        ),
+    ],
+    [
+      "putCheckpoint (a new thread)",
+      () =>
+        store.putCheckpoint(
+          { conversationId: "c-new", id: "cp1", checkpoint: json("{}") },
+          { userId: "u1" },
+        ),
+    ],
+    [
+      "putCheckpointWrites",
+      () =>
+        store.putCheckpointWrites(
+          {
+            conversationId: "c1",
+            checkpointId: "cp1",
+            taskId: "task",
+            writes: [0, 1, -1].map((idx) => ({ channel: "a", idx, value: json("w") })),
+          },
+          { userId: "u1" },
+        ),
+    ],
+    ["getCheckpoint (latest)", () => store.getCheckpoint("c1")],
+    ["getCheckpoint (by id)", () => store.getCheckpoint("c1", { id: "cp1" })],
+    ["listCheckpoints", () => store.listCheckpoints({ userId: "u1", limit: 10 })],
+    ["deleteCheckpoints", () => store.deleteCheckpoints("c-new")],
     ["deleteConversation", () => store.deleteConversation("c0")],
     ["deleteUserData", () => store.deleteUserData("u1")],
   ];

@@ -113,6 +113,9 @@ describe("schema", () => {
     expect(idx.idx_conv_tenant).toMatch(/\(tenant_id, id\) WHERE \(tenant_id IS NOT NULL\)/);
     expect(idx.idx_tt_user).toMatch(/\(user_id, "timestamp" DESC, id DESC\)/);
     expect(Object.keys(idx).sort()).toEqual([
+      "checkpoint_values_pkey",
+      "checkpoint_writes_pkey",
+      "checkpoints_pkey",
       "conversations_pkey",
       "idx_conv_deleted",
       "idx_conv_tenant",
@@ -176,6 +179,10 @@ describe("schema", () => {
       ),
     );
     expect(fks.rows).toEqual([
+      // The checkpoint tables go with their conversation (delete, purge, erasure).
+      { conname: "checkpoint_values_conversation_id_fkey", confdeltype: "c" },
+      { conname: "checkpoint_writes_conversation_id_fkey", confdeltype: "c" },
+      { conname: "checkpoints_conversation_id_fkey", confdeltype: "c" },
       { conname: "messages_conversation_id_fkey", confdeltype: "c" },
       { conname: "turn_traces_message_id_fkey", confdeltype: "c" },
     ]);

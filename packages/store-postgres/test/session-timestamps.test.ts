@@ -74,6 +74,23 @@ describe.each(layouts)("%s layout", (name, schema) => {
     expect(next!.timestamp).toBe(future + HOUR + 1);
   });
 
+  it("a conversation whose activity is at the end of time refuses new turns with IntegrityError, nothing stored", async () => {
+    await store.storeConversation(conversation("s", "u1"));
+    await store.storeMessage(message("last", "s", Number.MAX_SAFE_INTEGER - 1));
+    // One turn still fits at MAX_SAFE_INTEGER; two do not, and neither is stored.
+    const refused = store.storeSessionMessages("s", [turn("a"), turn("b")], { userId: "u1" });
+    await expect(refused).rejects.toThrow(IntegrityError);
+    await expect(refused).rejects.toThrow(/activity is at the end of time.*nothing was stored/);
+    const [fits] = await store.storeSessionMessages("s", [turn("c", "t-c")], { userId: "u1" });
+    expect(fits!.timestamp).toBe(Number.MAX_SAFE_INTEGER);
+    await expect(store.storeSessionMessages("s", [turn("d")], { userId: "u1" })).rejects.toThrow(
+      /lastActivityAt 9007199254740991/,
+    );
+    // A retry of a stored turn needs no new timestamp.
+    await store.storeSessionMessages("s", [turn("c", "t-c")], { userId: "u1" });
+    expect((await transcript(store, "s")).map(([id]) => id)).toEqual(["last", "t-c"]);
+  });
+
   it("a retried turn keeps its stored timestamp and place; a new one goes after the newest", async () => {
     const first = await store.storeSessionMessages("s", [turn("a", "t1"), turn("b", "t2")], {
       userId: "u1",

@@ -8,7 +8,7 @@ import type { ContractCase } from "./contract-case.js";
 import { noOrphans, survivesRestart } from "./durability-cases.js";
 import { pendingEmbeddingsTenant, staleEmbeddingCleared } from "./embedding-cases.js";
 import { ownersHoldEverywhere } from "./ownership-cases.js";
-import { sessionRace, sessionRetry } from "./session-cases.js";
+import { sessionEndOfTime, sessionRace, sessionRetry } from "./session-cases.js";
 import { purgeBeforeExclusive, softDeleteStampBumped } from "./soft-delete-cases.js";
 import { traceBatchStopsAtRefusal } from "./trace-batch-cases.js";
 import {
@@ -41,6 +41,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   pendingEmbeddingsTenant,
   sessionRace,
   sessionRetry,
+  sessionEndOfTime,
   viewReadsArgumentsOnce,
   ownersHoldEverywhere,
 ];

@@ -124,3 +124,46 @@ export const sessionRetry: ContractCase = {
     );
   },
 };
+
+const END_OF_TIME =
+  "storeSessionMessages refuses (IntegrityError, nothing stored) when its timestamps would pass Number.MAX_SAFE_INTEGER";
+
+/** A message stored at the last safe timestamp leaves a session no later one to give. */
+export const sessionEndOfTime: ContractCase = {
+  id: "session-end-of-time",
+  rule: END_OF_TIME,
+  title:
+    "after a message at Number.MAX_SAFE_INTEGER, storeSessionMessages is an IntegrityError naming the end of time and stores nothing",
+  async run({ store }) {
+    const owner = { userId: "eot-user" };
+    await store.storeSessionMessages("eot-conv", [{ role: "user", content: "first" }], owner);
+    await store.storeMessage({
+      id: "eot-last",
+      conversationId: "eot-conv",
+      userId: "eot-user",
+      role: "assistant",
+      originalContent: "at the end of time",
+      timestamp: Number.MAX_SAFE_INTEGER,
+    });
+    const before = await allMessages(store, "eot-conv");
+    const outcome = await store
+      .storeSessionMessages("eot-conv", [{ id: "eot-next", role: "user", content: "next" }], owner)
+      .then(
+        () => "resolved",
+        (error: { code?: string; message?: string }) =>
+          `${error.code}${/end of time/.test(error.message ?? "") ? " (end of time)" : ""}`,
+      );
+    expectRule(
+      END_OF_TIME,
+      "storeSessionMessages after the end of time",
+      outcome,
+      "INTEGRITY (end of time)",
+    );
+    expectRule(
+      END_OF_TIME,
+      "the transcript after the refusal",
+      await allMessages(store, "eot-conv"),
+      before,
+    );
+  },
+};

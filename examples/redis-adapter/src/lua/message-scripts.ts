@@ -54,6 +54,10 @@ if now ~= '' then
     start = math.max(start, math.max(tonumber(c[4]), tonumber(c[5]) or 0) + 1)
   end
 end
+-- No timestamp goes past Number.MAX_SAFE_INTEGER (exact in Lua's doubles up to 2^53).
+if start and start + (n - 1) > 9007199254740991 then
+  error({err = 'MS_REFUSED end-of-time 1 ' .. string.format('%d', start - 1)})
+end
 if created then putConversation(ensure, ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]) end
 local out = {}
 for i = 1, n do

@@ -4,12 +4,14 @@ import {
   type Conversation,
   type ConversationRecord,
 } from "../models/conversation.js";
-import { storedFieldsOf } from "../models/model-field.js";
+import { fieldsOf, storedFieldsOf } from "../models/model-field.js";
 import { canonicalObject } from "./canonical-object.js";
 
 // Records are complete: stored rows and filled input have every field, so no defaults apply.
 const RECORD = storedFieldsOf(CONVERSATION_FIELDS);
 const CONVERSATION = storedFieldsOf(CONVERSATION_READ_FIELDS);
+// With the model's defaults, as `ConversationRecordSchema` fills them.
+const RECORD_INPUT = fieldsOf(CONVERSATION_FIELDS);
 
 /**
  * The structural fast path of `ConversationSchema` (a conversation as read back, with
@@ -30,4 +32,12 @@ export function canonicalConversationRecord(
   copy = false,
 ): ConversationRecord | undefined {
   return canonicalObject(value, RECORD, copy) as ConversationRecord | undefined;
+}
+
+/**
+ * The structural fast path of `ConversationRecordSchema` (every field, the optional ones filled
+ * with their defaults): a copy as the schema would output it, or `undefined`.
+ */
+export function fastConversationRecord(value: unknown): ConversationRecord | undefined {
+  return canonicalObject(value, RECORD_INPUT, true) as ConversationRecord | undefined;
 }

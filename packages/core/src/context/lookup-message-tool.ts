@@ -46,7 +46,7 @@ export const lookupMessageToolDefinition = {
   },
 } as const;
 
-/** What the tool returns to the model: the full text, or why there is none. */
+/** What the tool returns to the model: the full text, or why there is none (see {@link lookupMessage}). */
 export type LookupMessageResult =
   | { found: true; id: string; role: MessageRole; content: string; timestamp: number }
   | { found: false; id: string | null; error: string };
@@ -63,9 +63,17 @@ export interface LookupScope {
  * Runs the lookup tool: reads the message through `store.forUser(userId)` (and `forTenant` when
  * a tenant is given), so the model can only fetch its own user's live messages. Resolves to the
  * full text, or to `{ found: false }` when the id is unknown, belongs to someone else (or to
- * another conversation than `scope.conversationId`), is soft-deleted or is not a valid id (the model's input is never trusted, and never throws for
- * it). Throws `ValidationError` for an invalid `scope` (a programming error), and the store's
- * errors (`ConnectionError`, …).
+ * another conversation than `scope.conversationId`), is soft-deleted or is not a valid id (the
+ * model's input is never trusted, and never throws for it).
+ *
+ * A flagged message is withheld: `{ found: false }` whose `error` says it was flagged, and never
+ * its text. The tool shows the model only what the context window would
+ * (`getImmediateContext` leaves flagged messages out): flagging is how an application takes a
+ * message away from the model, so the tool must not hand it back. The reason is given (in the
+ * user's own conversation it reveals nothing new) so that the model does not ask again or guess.
+ *
+ * Throws `ValidationError` for an invalid `scope` (a programming error), and the store's errors
+ * (`ConnectionError`, …).
  */
 export async function lookupMessage(
   store: MessageStoreApi,
@@ -83,6 +91,13 @@ export async function lookupMessage(
       ? found
       : null;
   if (!message) return { found: false, id, error: `no message with id ${JSON.stringify(id)}` };
+  if (message.isFlagged) {
+    return {
+      found: false,
+      id,
+      error: `message ${JSON.stringify(id)} was flagged and is withheld; continue without it`,
+    };
+  }
   return {
     found: true,
     id,

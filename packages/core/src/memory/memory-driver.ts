@@ -4,6 +4,7 @@ import type { TurnTrace } from "../models/turn-trace.js";
 import type { MessageStoreDriver, ReadByIdRequest, RequestOf, ResultOf } from "../store/driver.js";
 import type { StoreCapabilities } from "../store/message-store-api.js";
 import { inScope } from "../store/scope.js";
+import { getCheckpoint, listCheckpoints } from "./checkpoint-queries.js";
 import { cloneMessage, cloneTrace } from "./clone.js";
 import {
   immediateContext,
@@ -44,6 +45,7 @@ const CAPABILITIES: StoreCapabilities = Object.freeze({
   embeddingQueue: true,
   textSearch: true,
   atomicTraceBatches: true,
+  checkpoints: true,
 });
 
 /** Resolves and applies each write at once: nothing runs in between. */
@@ -183,6 +185,26 @@ export class MemoryDriver implements MessageStoreDriver {
 
   setEmbeddings(request: RequestOf<"setEmbeddings">): Promise<number> {
     return this.#write("setEmbeddings", request);
+  }
+
+  putCheckpoint(request: RequestOf<"putCheckpoint">): Promise<void> {
+    return this.#write("putCheckpoint", request);
+  }
+
+  putCheckpointWrites(request: RequestOf<"putCheckpointWrites">): Promise<void> {
+    return this.#write("putCheckpointWrites", request);
+  }
+
+  async getCheckpoint(request: RequestOf<"getCheckpoint">) {
+    return getCheckpoint(this.#state, request);
+  }
+
+  async listCheckpoints(request: RequestOf<"listCheckpoints">) {
+    return listCheckpoints(this.#state, request);
+  }
+
+  deleteCheckpoints(request: RequestOf<"deleteCheckpoints">): Promise<boolean> {
+    return this.#write("deleteCheckpoints", request);
   }
 
   /** Nothing to release: the state stays as it is (a store over it rejects calls after close). */

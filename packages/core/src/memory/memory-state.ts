@@ -2,6 +2,7 @@ import type { Conversation, ConversationRecord } from "../models/conversation.js
 import type { Message } from "../models/message.js";
 import type { TurnTrace } from "../models/turn-trace.js";
 import { compareIds } from "../paging/ordering.js";
+import type { ThreadCheckpoints } from "./checkpoint-state.js";
 import { cloneConversation } from "./clone.js";
 import { PendingIndex } from "./pending-index.js";
 import { insertSorted, removeAllSorted, removeSorted } from "./sorted-array.js";
@@ -96,6 +97,8 @@ export class MemoryState {
   readonly tracesByAgent = new SortedGroups<TurnTrace>(compareTracesAscending);
   readonly tracesByUser = new SortedGroups<TurnTrace>(compareTracesAscending);
   readonly tracesByTenant = new SortedGroups<TurnTrace>(compareTracesAscending);
+  /** Per conversation (thread), its checkpoints by namespace (see `checkpoint-state.ts`). */
+  readonly checkpoints = new Map<string, ThreadCheckpoints>();
   nextSequence = 0;
   #pending: PendingIndex | null = null;
 
@@ -171,6 +174,16 @@ export class MemoryState {
     return id === undefined ? undefined : this.traces.get(id);
   }
 
+  /** The checkpoints of a conversation, made empty when it has none yet. */
+  threadCheckpoints(conversationId: string): ThreadCheckpoints {
+    let thread = this.checkpoints.get(conversationId);
+    if (!thread) {
+      thread = new Map();
+      this.checkpoints.set(conversationId, thread);
+    }
+    return thread;
+  }
+
   /** Sorts the indexes after a bulk load that added rows unsorted. */
   sortIndexes(): void {
     this.conversationIds.sort(compareIds);
@@ -228,6 +241,7 @@ export class MemoryState {
     removeGrouped(this.tracesByUser, removedTraces, (t) => t.userId);
     removeGrouped(this.tracesByTenant, removedTraces, (t) => t.tenantId);
     this.messagesByConversation.delete(id);
+    this.checkpoints.delete(id);
     this.conversations.delete(id);
     removeSorted(this.conversationIds, id, compareIds);
     if (c.tenantId !== null) this.conversationIdsByTenant.remove(c.tenantId, [id]);

@@ -3,7 +3,7 @@ import type { ConversationRecord } from "../models/conversation.js";
 import type { Message } from "../models/message.js";
 import type { TurnTrace } from "../models/turn-trace.js";
 import { ownerRefusal } from "../store/owner-refusal.js";
-import type { MemoryState } from "./memory-state.js";
+import type { MemoryState, StoredConversation } from "./memory-state.js";
 
 /**
  * `live`: a call of the API, checked against every rule of the contract. `replay`: a journal
@@ -39,6 +39,39 @@ export function checkConversation(state: MemoryState, c: ConversationRecord): vo
       `conversation ${q(c.id)}: deletedAt changes only through softDeleteConversation and restoreConversation`,
     );
   }
+}
+
+/**
+ * The conversation a session write (`storeSessionMessages`, a checkpoint put) names: created
+ * from `conversation` when missing, else its owner must be the write's (`ownerRefusal`) and it
+ * must be live. Returns the stored one, or `undefined` when the write creates it.
+ */
+export function checkSessionConversation(
+  state: MemoryState,
+  conversation: ConversationRecord,
+): StoredConversation | undefined {
+  const existing = state.conversations.get(conversation.id);
+  if (!existing) return undefined;
+  const tenant = conversation.tenantId;
+  if (existing.userId !== conversation.userId || (tenant !== null && existing.tenantId !== tenant))
+    throw ownerRefusal(
+      `conversation ${q(conversation.id)} belongs to another owner`,
+      "conversation",
+      conversation.id,
+    );
+  if (existing.deletedAt !== null)
+    throw integrity(`conversation ${q(conversation.id)} is soft-deleted; restore it first`);
+  return existing;
+}
+
+/** A journaled checkpoint write: its conversation exists, or the write creates it. */
+export function checkThread(
+  state: MemoryState,
+  conversationId: string,
+  ensure: ConversationRecord | undefined,
+): void {
+  if (!state.conversations.has(conversationId) && ensure?.id !== conversationId)
+    throw integrity(`checkpoint of conversation ${q(conversationId)}, which does not exist`);
 }
 
 /** A batch of messages (with the conversation `storeSessionMessages` creates if missing). */
@@ -91,6 +124,15 @@ export function checkMessages(
 }
 
 /**
+ * What a write stores before its traces, which they may name: the messages it stores (as they
+ * will be stored) and the conversation it creates.
+ */
+export interface WriteContext {
+  readonly messages: ReadonlyMap<string, Message>;
+  readonly conversation?: ConversationRecord;
+}
+
+/**
  * A trace upsert: its conversation and message exist and are its owner's, one trace per message,
  * no moving. Ownership is checked first, in the driver contract's order (the conversation's
  * owner, the message's, the message's conversation, the trace id's owner), so a view learns
@@ -103,9 +145,10 @@ export function checkTrace(
   t: TurnTrace,
   mode: CheckMode,
   claimed?: ReadonlyMap<string, string>,
+  within?: WriteContext,
 ): void {
-  const message = state.messages.get(t.messageId)?.message;
-  if (mode === "live") checkTraceOwners(state, t, message);
+  const message = within?.messages.get(t.messageId) ?? state.messages.get(t.messageId)?.message;
+  if (mode === "live") checkTraceOwners(state, t, message, within?.conversation);
   if (!message) throw integrity(`turn trace ${q(t.id)}: message ${q(t.messageId)} does not exist`);
   if (message.conversationId !== t.conversationId) {
     throw integrity(
@@ -134,8 +177,15 @@ export function checkTrace(
 }
 
 /** The conversation a trace names exists and is its owner's, and so is its message. */
-function checkTraceOwners(state: MemoryState, t: TurnTrace, message: Message | undefined): void {
-  const c = state.conversations.get(t.conversationId);
+function checkTraceOwners(
+  state: MemoryState,
+  t: TurnTrace,
+  message: Message | undefined,
+  created: ConversationRecord | undefined,
+): void {
+  const c =
+    state.conversations.get(t.conversationId) ??
+    (created?.id === t.conversationId ? created : undefined);
   if (
     !c ||
     (t.userId !== null && t.userId !== c.userId) ||

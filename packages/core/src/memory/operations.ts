@@ -1,10 +1,18 @@
+import type { CheckpointRecord, CheckpointWritesRecord } from "../models/checkpoint.js";
 import type { ConversationRecord } from "../models/conversation.js";
 import type { Message } from "../models/message.js";
 import type { DeletedCounts, Scope } from "../models/queries.js";
 import type { EmbeddingUpdate } from "../models/session.js";
 import type { TurnTrace } from "../models/turn-trace.js";
+import { putCheckpoint, putCheckpointWrites } from "./checkpoint-state.js";
 import { type MemoryState, type StoredConversation, storedConversation } from "./memory-state.js";
-import { checkMessages, checkTrace, storedMessage, storedTrace } from "./operation-rules.js";
+import {
+  checkMessages,
+  checkThread,
+  checkTrace,
+  storedMessage,
+  storedTrace,
+} from "./operation-rules.js";
 import {
   purgeDeleted,
   removeUserData,
@@ -38,7 +46,14 @@ export type Operation =
   | { op: "purgeDeleted"; before: number; scope: Scope }
   | { op: "setEmbeddings"; updates: EmbeddingUpdate[] }
   | { op: "putTurnTrace"; trace: TurnTrace }
-  | { op: "deleteUserData"; userId: string; tenantId?: string };
+  | { op: "deleteUserData"; userId: string; tenantId?: string }
+  | { op: "putCheckpoint"; checkpoint: CheckpointRecord; ensureConversation?: ConversationRecord }
+  | {
+      op: "putCheckpointWrites";
+      writes: CheckpointWritesRecord;
+      ensureConversation?: ConversationRecord;
+    }
+  | { op: "deleteCheckpoints"; id: string };
 
 /** What applying each operation returns: the stored records themselves (callers copy them). */
 interface Results {
@@ -55,6 +70,9 @@ interface Results {
   setEmbeddings: number;
   putTurnTrace: TurnTrace;
   deleteUserData: DeletedCounts;
+  putCheckpoint: undefined;
+  putCheckpointWrites: undefined;
+  deleteCheckpoints: boolean;
 }
 
 /** What {@link applyOperation} returns for `O`. */
@@ -71,6 +89,10 @@ export type OperationResult<O extends Operation> = Results[O["op"]];
 export function checkOperation(state: MemoryState, op: Operation): void {
   if (op.op === "putMessages") checkMessages(state, op.messages, op.ensureConversation, "replay");
   else if (op.op === "putTurnTrace") checkTrace(state, op.trace, "replay");
+  else if (op.op === "putCheckpoint")
+    checkThread(state, op.checkpoint.conversationId, op.ensureConversation);
+  else if (op.op === "putCheckpointWrites")
+    checkThread(state, op.writes.conversationId, op.ensureConversation);
 }
 
 /** Applies an operation. Synchronous and infallible, so it is never seen half done. */
@@ -112,9 +134,7 @@ function apply(state: MemoryState, op: Operation): Results[keyof Results] {
     case "setEmbeddings":
       return setEmbeddings(state, op.updates);
     case "putMessages": {
-      const ensure = op.ensureConversation;
-      if (ensure && !state.conversations.has(ensure.id))
-        state.setConversation(storedConversation(ensure, null));
+      ensure(state, op.ensureConversation);
       return op.messages.map((m) => {
         const stored = storedMessage(state, m);
         state.putMessage(stored);
@@ -126,5 +146,21 @@ function apply(state: MemoryState, op: Operation): Results[keyof Results] {
       state.putTrace(stored);
       return stored;
     }
+    case "putCheckpoint":
+      ensure(state, op.ensureConversation);
+      putCheckpoint(state.threadCheckpoints(op.checkpoint.conversationId), op.checkpoint);
+      return undefined;
+    case "putCheckpointWrites":
+      ensure(state, op.ensureConversation);
+      putCheckpointWrites(state.threadCheckpoints(op.writes.conversationId), op.writes);
+      return undefined;
+    case "deleteCheckpoints":
+      return state.checkpoints.delete(op.id);
   }
+}
+
+/** Creates the conversation an operation carries when it is missing. */
+function ensure(state: MemoryState, conversation: ConversationRecord | undefined): void {
+  if (conversation && !state.conversations.has(conversation.id))
+    state.setConversation(storedConversation(conversation, null));
 }

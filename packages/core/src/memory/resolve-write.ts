@@ -1,12 +1,12 @@
-import { IntegrityError } from "../errors.js";
+import type { CheckpointRecord, SerializedValue } from "../models/checkpoint.js";
 import type { Message } from "../models/message.js";
 import type { DeletedCounts } from "../models/queries.js";
 import type { EmbeddingUpdate } from "../models/session.js";
 import type { TurnTrace } from "../models/turn-trace.js";
+import { checkSessionTimestamps } from "../session/session-end-of-time.js";
 import type { RequestOf } from "../store/driver.js";
-import { ownerRefusal } from "../store/owner-refusal.js";
 import { inScope } from "../store/scope.js";
-import { cloneConversation, cloneMessage, cloneTrace } from "./clone.js";
+import { cloneConversation, cloneJson, cloneMessage, cloneTrace } from "./clone.js";
 import {
   conversationView,
   lastActivityAt,
@@ -17,7 +17,9 @@ import {
   checkConversation,
   checkMessages,
   checkRestoreMessage,
+  checkSessionConversation,
   checkTrace,
+  type WriteContext,
 } from "./operation-rules.js";
 import type { Operation, OperationResult } from "./operations.js";
 import type { Resolved, Write, WriteResult } from "./write.js";
@@ -126,6 +128,18 @@ function resolve(state: MemoryState, write: Write): Resolved<unknown> {
     }
     case "storeTurnTraces":
       return resolveTraces(state, write.request.traces);
+    case "putCheckpoint":
+      return resolveCheckpoint(state, write.request);
+    case "putCheckpointWrites":
+      return resolveCheckpointWrites(state, write.request);
+    case "deleteCheckpoints": {
+      const { id, scope } = write.request;
+      const c = state.conversations.get(id);
+      if (!c || !inScope(c, scope)) return NO;
+      return state.checkpoints.has(id)
+        ? one({ op: "deleteCheckpoints", id }, () => true)
+        : unchanged(true);
+    }
     case "setEmbeddings": {
       const { updates, scope } = write.request;
       const applicable = updates.filter((u) => {
@@ -178,35 +192,119 @@ function resolveSession(
   state: MemoryState,
   request: RequestOf<"storeSessionMessages">,
 ): Resolved<Message[]> {
-  const { conversation, messages, now } = request;
-  const existing = state.conversations.get(conversation.id);
-  if (existing) {
-    const tenant = conversation.tenantId;
-    if (
-      existing.userId !== conversation.userId ||
-      (tenant !== null && existing.tenantId !== tenant)
-    )
-      throw ownerRefusal(
-        `conversation ${JSON.stringify(conversation.id)} belongs to another owner`,
-        "conversation",
-        conversation.id,
-      );
-    if (existing.deletedAt !== null)
-      throw new IntegrityError(
-        `conversation ${JSON.stringify(conversation.id)} is soft-deleted; restore it first`,
-      );
-  }
-  const shift = existing ? Math.max(now, lastActivityAt(existing) + 1) - now : 0;
-  const copies = messages.map((m) => {
-    const copy = cloneMessage(m);
-    const stored = state.messages.get(m.id)?.message;
-    copy.timestamp =
-      stored && stored.conversationId === m.conversationId ? stored.timestamp : m.timestamp + shift;
-    return copy;
-  });
+  const { conversation, messages } = request;
+  const existing = checkSessionConversation(state, conversation);
+  const copies = sessionCopies(state, existing, request);
   checkMessages(state, copies, existing ? undefined : conversation, "live");
   return putMessages(messages, copies, existing ? undefined : conversation);
 }
+
+/**
+ * The messages of a session write as they will be stored: a message already stored in the
+ * conversation keeps its timestamp, every other one moves from `now + i` to
+ * `max(now, lastActivityAt + 1) + i`, which must not pass the end of time
+ * (`checkSessionTimestamps`).
+ */
+function sessionCopies(
+  state: MemoryState,
+  existing: StoredConversation | undefined,
+  request: { conversation: { id: string }; messages: readonly Message[]; now: number },
+): Message[] {
+  const { messages, now } = request;
+  const activity = existing ? lastActivityAt(existing) : now;
+  const shift = existing ? Math.max(now, activity + 1) - now : 0;
+  let newest = Number.NEGATIVE_INFINITY;
+  const copies = messages.map((m) => {
+    const copy = cloneMessage(m);
+    const stored = state.messages.get(m.id)?.message;
+    if (stored && stored.conversationId === m.conversationId) copy.timestamp = stored.timestamp;
+    else newest = copy.timestamp = m.timestamp + shift;
+    return copy;
+  });
+  checkSessionTimestamps(request.conversation.id, newest, activity);
+  return copies;
+}
+
+/**
+ * `putCheckpoint`: the conversation as a session write checks or creates it, then the messages
+ * (as `storeSessionMessages` stores them), the traces (checked as if the messages were stored)
+ * and the checkpoint, as one write.
+ */
+function resolveCheckpoint(
+  state: MemoryState,
+  request: RequestOf<"putCheckpoint">,
+): Resolved<undefined> {
+  const { conversation, checkpoint, traces } = request;
+  const existing = checkSessionConversation(state, conversation);
+  const created = existing ? undefined : conversation;
+  const copies = sessionCopies(state, existing, request);
+  checkMessages(state, copies, created, "live");
+  const tenantId = (existing ?? conversation).tenantId;
+  const within: WriteContext = {
+    messages: new Map(copies.map((m) => [m.id, { ...m, tenantId: m.tenantId ?? tenantId }])),
+    ...(created ? { conversation: created } : {}),
+  };
+  const claimed = new Map<string, string>();
+  for (const t of traces) {
+    checkTrace(state, t, "live", claimed, within);
+    claimed.set(t.messageId, t.id);
+  }
+  const ops: Operation[] = [];
+  if (copies.length > 0)
+    ops.push(
+      created
+        ? { op: "putMessages", messages: copies, ensureConversation: cloneConversation(created) }
+        : { op: "putMessages", messages: copies },
+    );
+  for (const t of traces) ops.push({ op: "putTurnTrace", trace: cloneTrace(t) });
+  const record = copyCheckpoint(checkpoint);
+  ops.push(
+    created && copies.length === 0
+      ? { op: "putCheckpoint", checkpoint: record, ensureConversation: cloneConversation(created) }
+      : { op: "putCheckpoint", checkpoint: record },
+  );
+  return { ops, answer: () => undefined };
+}
+
+/** `putCheckpointWrites`: the conversation checked or created as for a checkpoint. */
+function resolveCheckpointWrites(
+  state: MemoryState,
+  request: RequestOf<"putCheckpointWrites">,
+): Resolved<undefined> {
+  const { conversation, writes } = request;
+  const existing = checkSessionConversation(state, conversation);
+  const copy = {
+    ...writes,
+    writes: writes.writes.map((w) => ({ ...w, value: copyValue(w.value) })),
+  };
+  return {
+    ops: [
+      existing
+        ? { op: "putCheckpointWrites", writes: copy }
+        : {
+            op: "putCheckpointWrites",
+            writes: copy,
+            ensureConversation: cloneConversation(conversation),
+          },
+    ],
+    answer: () => undefined,
+  };
+}
+
+function copyCheckpoint(c: CheckpointRecord): CheckpointRecord {
+  return {
+    ...c,
+    checkpoint: copyValue(c.checkpoint),
+    channelVersions: { ...c.channelVersions },
+    metadata: cloneJson(c.metadata),
+    values: c.values.map((v) => ({ ...v, value: copyValue(v.value) })),
+  };
+}
+
+const copyValue = (v: SerializedValue): SerializedValue => ({
+  type: v.type,
+  data: new Uint8Array(v.data),
+});
 
 /**
  * A trace batch, all or nothing: every trace is checked, in array order, as if those before it

@@ -18,6 +18,9 @@ export const WRITE_OPERATIONS = [
   "storeTurnTraces",
   "deleteUserData",
   "setEmbeddings",
+  "putCheckpoint",
+  "putCheckpointWrites",
+  "deleteCheckpoints",
 ] as const satisfies readonly DriverOperation[];
 
 export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
@@ -84,6 +87,18 @@ export function writeKeys(state: MemoryState, write: Write): string[] | null {
     }
     case "storeTurnTraces":
       return write.request.traces.flatMap((t) => [`t:${t.id}`, `m:${t.messageId}`]);
+    case "putCheckpoint": {
+      // The thread's checkpoints are keyed by their conversation.
+      const { conversation, messages, traces } = write.request;
+      const keys = [`c:${conversation.id}`];
+      for (const m of messages) keys.push(`m:${m.id}`);
+      for (const t of traces) keys.push(`t:${t.id}`, `m:${t.messageId}`);
+      return keys;
+    }
+    case "putCheckpointWrites":
+      return [`c:${write.request.conversation.id}`];
+    case "deleteCheckpoints":
+      return [`c:${write.request.id}`];
     case "deleteConversation":
     case "softDeleteConversation":
     case "restoreConversation":

@@ -16,7 +16,17 @@ export interface TraceKey {
   id: string;
 }
 
-type CursorKind = "m" | "c" | "i" | "t" | "e";
+/**
+ * Position after the last checkpoint of a page: `id` descending, then `conversationId` and
+ * `namespace` descending.
+ */
+export interface CheckpointKey {
+  id: string;
+  conversationId: string;
+  namespace: string;
+}
+
+type CursorKind = "m" | "c" | "i" | "t" | "e" | "k";
 
 function encode(kind: CursorKind, values: (string | number)[]): string {
   return Buffer.from(JSON.stringify([kind, ...values]), "utf8").toString("base64url");
@@ -71,6 +81,17 @@ export const cursors = {
   messageId: {
     encode: (id: string): string => encode("e", [id]),
     decode: (c: string): string => (decode("e", c, ["string"]) as [string])[0],
+  },
+  checkpoint: {
+    encode: (k: CheckpointKey): string => encode("k", [k.id, k.conversationId, k.namespace]),
+    decode: (c: string): CheckpointKey => {
+      const [id, conversationId, namespace] = decode("k", c, ["string", "string", "string"]) as [
+        string,
+        string,
+        string,
+      ];
+      return { id, conversationId, namespace };
+    },
   },
   trace: {
     encode: (k: TraceKey): string => encode("t", [k.timestamp, k.id]),

@@ -1,4 +1,4 @@
-import type { ConversationKey, MessageKey, TraceKey } from "./cursor.js";
+import type { CheckpointKey, ConversationKey, MessageKey, TraceKey } from "./cursor.js";
 
 /**
  * Compares strings by Unicode code point, which is the byte order of their UTF-8 encoding: the
@@ -32,4 +32,13 @@ export function compareConversationKeys(a: ConversationKey, b: ConversationKey):
 /** Traces: `timestamp` descending, then `id` descending. */
 export function compareTraceKeys(a: TraceKey, b: TraceKey): number {
   return b.timestamp - a.timestamp || compareIds(b.id, a.id);
+}
+
+/** Checkpoints: `id` descending, then `conversationId` descending, then `namespace` descending. */
+export function compareCheckpointKeys(a: CheckpointKey, b: CheckpointKey): number {
+  return (
+    compareIds(b.id, a.id) ||
+    compareIds(b.conversationId, a.conversationId) ||
+    compareIds(b.namespace, a.namespace)
+  );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fastConversationRecord } from "../canonical/canonical-conversation.js";
 import { fastMessage, MAX_BATCH } from "../canonical/input-fast-paths.js";
 import { type ConversationRecord, ConversationRecordSchema } from "../models/conversation.js";
 import { type Message, MessageSchema } from "../models/message.js";
@@ -62,5 +63,6 @@ export function sessionConversation(
     },
     "conversation",
     adapter,
+    fastConversationRecord,
   );
 }

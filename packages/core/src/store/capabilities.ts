@@ -10,6 +10,7 @@ const WHAT: Record<GatingCapability, string> = {
   tenants: "tenants",
   embeddingQueue: "the embedding queue",
   textSearch: "text search",
+  checkpoints: "checkpoints",
 };
 
 /** Throws `UnsupportedOperationError` (naming the adapter) unless the store declares `flag`. */

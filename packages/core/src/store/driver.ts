@@ -1,4 +1,10 @@
 import type { MessageStoreError } from "../errors.js";
+import type {
+  CheckpointFilter,
+  CheckpointRecord,
+  CheckpointWritesRecord,
+  StoredCheckpoint,
+} from "../models/checkpoint.js";
 import type { Conversation, ConversationRecord } from "../models/conversation.js";
 import type { Message } from "../models/message.js";
 import type {
@@ -14,7 +20,7 @@ import type {
 import type { EmbeddingUpdate } from "../models/session.js";
 import type { TextSearchFilter, TextSearchHit } from "../models/text-search.js";
 import type { TurnTrace } from "../models/turn-trace.js";
-import type { ConversationKey, MessageKey, TraceKey } from "../paging/cursor.js";
+import type { CheckpointKey, ConversationKey, MessageKey, TraceKey } from "../paging/cursor.js";
 import type { PageRequest } from "../paging/page-request.js";
 import type { StoreCapabilities } from "./message-store-api.js";
 
@@ -131,7 +137,8 @@ export interface MessageStoreDriver {
   /**
    * Deletes the conversation with its messages and their traces (soft-deleted or not), all or
    * nothing: a concurrent reader sees all of it or none of it, and nothing is left behind.
-   * `false` when absent.
+   * `false` when absent. With `checkpoints`, its checkpoints, channel values and pending writes
+   * go with it (so do they in `purgeDeleted` and `deleteUserData`).
    */
   deleteConversation(request: ByIdRequest): Promise<boolean>;
 
@@ -139,7 +146,7 @@ export interface MessageStoreDriver {
    * `softDelete`. Sets `deletedAt` on the live conversation and on its live messages and traces,
    * in one atomic write, to `max(deletedAt, 1 + the greatest deletedAt among its messages and
    * traces)`, so that a restore can tell what was deleted with it. `false` when absent or already
-   * soft-deleted.
+   * soft-deleted. Its checkpoints (with `checkpoints`) are hidden while it is soft-deleted.
    */
   softDeleteConversation?(request: ByIdRequest & { deletedAt: number }): Promise<boolean>;
 
@@ -169,7 +176,8 @@ export interface MessageStoreDriver {
    * index) gets `start + i`, where `start = max(now, lastActivityAt + 1)` of the conversation at
    * that moment (`now` for a new one). Core passes `timestamp = now + i`, so `start - now` is the
    * shift to add. Concurrent calls on one session therefore never interleave, and a retry keeps
-   * the stored order.
+   * the stored order. A new message's timestamp past `Number.MAX_SAFE_INTEGER` refuses the whole
+   * write inside it (`checkSessionTimestamps` from `@message-store/core/adapter`).
    */
   storeSessionMessages(
     request: DriverRequest & {
@@ -316,6 +324,65 @@ export interface MessageStoreDriver {
    */
   setEmbeddings?(request: DriverRequest & { updates: readonly EmbeddingUpdate[] }): Promise<number>;
 
+  /**
+   * `checkpoints`. In one atomic write, all or nothing: creates the conversation from
+   * `conversation` when it is missing, or checks the ownership rules against the existing one
+   * ({@link ownerRefusal} for another owner, `IntegrityError` when it is soft-deleted), exactly
+   * as {@link storeSessionMessages}; stores `messages` as `storeSessionMessages` does (timestamps
+   * chosen inside the write, same rules), then `traces` as {@link storeTurnTraces} with
+   * `atomicTraceBatches`; then each of `checkpoint.values` unless a value is already stored for
+   * that conversation, namespace, channel and version (it is kept); then upserts the checkpoint by
+   * `(conversationId, namespace, id)`, replacing every field. Both lists may be empty: the
+   * checkpoint alone is then one write.
+   */
+  putCheckpoint?(
+    request: DriverRequest & {
+      conversation: ConversationRecord;
+      checkpoint: CheckpointRecord;
+      messages: readonly Message[];
+      traces: readonly TurnTrace[];
+      now: number;
+    },
+  ): Promise<void>;
+
+  /**
+   * `checkpoints`. In one atomic write: creates or checks the conversation as {@link putCheckpoint}
+   * does, then stores each write by `(conversationId, namespace, checkpointId, taskId, idx)`: a
+   * write with a negative `idx` replaces a stored one with that key, one with `idx ≥ 0` leaves a
+   * stored one as it is. The checkpoint need not exist (LangGraph writes a task's results while
+   * the put of its checkpoint may still be in flight); writes are deleted with their thread.
+   */
+  putCheckpointWrites?(
+    request: DriverRequest & { conversation: ConversationRecord; writes: CheckpointWritesRecord },
+  ): Promise<void>;
+
+  /**
+   * `checkpoints`. The checkpoint `id` of the conversation's `namespace`, or with `id: null` the
+   * one with the greatest id (`compareIds`), with its values and writes as {@link StoredCheckpoint}
+   * says, read atomically. `null` when there is none, or the conversation is out of the scope or
+   * soft-deleted.
+   */
+  getCheckpoint?(
+    request: DriverRequest & { conversationId: string; namespace: string; id: string | null },
+  ): Promise<StoredCheckpoint | null>;
+
+  /**
+   * `checkpoints`. The checkpoints of live conversations in the scope matching every filter
+   * (`matchesMetadata` for `metadata`; `before` compares ids with `compareIds`), after
+   * `page.after` in `compareCheckpointKeys` order (newest first), at most `page.take`, each as
+   * {@link getCheckpoint} returns it, read atomically.
+   */
+  listCheckpoints?(
+    request: DriverRequest & { filter: CheckpointFilter; page: PageRequest<CheckpointKey> },
+  ): Promise<StoredCheckpoint[]>;
+
+  /**
+   * `checkpoints`. Deletes the checkpoints, channel values and pending writes of the conversation
+   * `id` (soft-deleted or not) atomically, and keeps the conversation. `false` when there is no
+   * such conversation in the scope.
+   */
+  deleteCheckpoints?(request: ByIdRequest): Promise<boolean>;
+
   /** Releases resources. Called once, after calls in flight settled. */
   close(): Promise<void>;
 
@@ -355,6 +422,11 @@ export const OPTIONAL_OPERATIONS = {
   searchConversations: "textSearch",
   listPendingEmbeddings: "embeddingQueue",
   setEmbeddings: "embeddingQueue",
+  putCheckpoint: "checkpoints",
+  putCheckpointWrites: "checkpoints",
+  getCheckpoint: "checkpoints",
+  listCheckpoints: "checkpoints",
+  deleteCheckpoints: "checkpoints",
 } as const satisfies {
   [K in DriverOperation as undefined extends MessageStoreDriver[K]
     ? K
@@ -389,6 +461,11 @@ export const DRIVER_OPERATIONS = [
   "searchConversations",
   "listPendingEmbeddings",
   "setEmbeddings",
+  "putCheckpoint",
+  "putCheckpointWrites",
+  "getCheckpoint",
+  "listCheckpoints",
+  "deleteCheckpoints",
 ] as const satisfies readonly DriverOperation[];
 
 // Every operation is in the list: a method added to the interface and not here fails to compile.

@@ -1,3 +1,11 @@
+import type {
+  CheckpointInput,
+  CheckpointPutOptions,
+  CheckpointQueryInput,
+  CheckpointReadOptions,
+  CheckpointWritesInput,
+  StoredCheckpoint,
+} from "../models/checkpoint.js";
 import type { Conversation, ConversationInput } from "../models/conversation.js";
 import type { Message, MessageInput } from "../models/message.js";
 import type {
@@ -53,6 +61,12 @@ export interface StoreCapabilities {
    * refused at one trace keeps the traces before it (see {@link MessageStoreApi.storeTurnTraces}).
    */
   readonly atomicTraceBatches?: boolean;
+  /**
+   * Checkpoints of agent graphs (LangGraph's savers): `putCheckpoint`, `putCheckpointWrites`,
+   * `getCheckpoint`, `listCheckpoints`, `deleteCheckpoints`. A thread is a conversation: its
+   * checkpoints follow the conversation's scope, soft delete, deletion and erasure.
+   */
+  readonly checkpoints?: boolean;
 }
 
 /**
@@ -129,15 +143,16 @@ export interface MessageStoreApi {
   listConversations(options?: ListConversationsOptions): Promise<Page<Conversation>>;
 
   /**
-   * Deletes the conversation, its messages and their traces for good (soft-deleted ones
-   * included), atomically as seen through the API: a concurrent reader, on this or another
+   * Deletes the conversation, its messages and their traces (and its checkpoints) for good
+   * (soft-deleted ones included), atomically as seen through the API: a concurrent reader, on this or another
    * store instance, sees all of it or none of it, and no row is left behind the API. Resolves `true`, or `false` if it did not
    * exist. Other conversations are untouched.
    */
   deleteConversation(id: string): Promise<boolean>;
 
   /**
-   * Soft-deletes the conversation with its live messages and traces: all get the same
+   * Soft-deletes the conversation with its live messages and traces (its checkpoints are hidden
+   * with it until {@link restoreConversation}): all get the same
    * `deletedAt` (now, or just after the newest `deletedAt` among its records, so that
    * {@link restoreConversation} can tell them from records deleted before). Resolves `false`
    * when there is no such conversation or it is already soft-deleted.
@@ -240,7 +255,9 @@ export interface MessageStoreApi {
    * whose id is already stored in the conversation keeps its stored timestamp and place, so a
    * retried call (same turn ids) is an idempotent upsert that keeps the transcript's order.
    * Resolves to the stored messages in input order. Throws `IntegrityError` when the
-   * conversation belongs to another user or tenant, or is soft-deleted.
+   * conversation belongs to another user or tenant, is soft-deleted, or its activity is at the
+   * end of time (a new message's timestamp would exceed `Number.MAX_SAFE_INTEGER`, which one
+   * message stored at that timestamp causes; nothing is stored).
    */
   storeSessionMessages(
     conversationId: string,
@@ -305,8 +322,8 @@ export interface MessageStoreApi {
 
   /**
    * Right to erasure: deletes every conversation of the user (of one tenant, with `tenantId`),
-   * soft-deleted ones included, with their messages and traces, and resolves to the counts
-   * removed. Zero counts for an unknown user.
+   * soft-deleted ones included, with their messages, traces and checkpoints, and resolves to the
+   * counts removed. Zero counts for an unknown user.
    */
   deleteUserData(userId: string, options?: DeleteUserDataOptions): Promise<DeletedCounts>;
 
@@ -360,6 +377,60 @@ export interface MessageStoreApi {
    * `capabilities.embeddingQueue`.
    */
   setEmbeddings(updates: EmbeddingUpdateInput[]): Promise<number>;
+
+  /**
+   * Stores a checkpoint of the thread `checkpoint.conversationId`, in one atomic write with what
+   * it adds to the transcript: creates the conversation when it is missing (owner, agent, tenant
+   * and title from `options`, as {@link storeSessionMessages} does), stores `options.messages` as
+   * `storeSessionMessages` stores turns (timestamps after the conversation's activity, a turn
+   * already stored keeping its place) and `options.traces` as {@link storeTurnTraces} (all or
+   * nothing), stores the channel values the checkpoint changed (`checkpoint.values`; a value
+   * already stored for that channel and version in the thread's namespace is kept) and upserts the
+   * checkpoint by conversation, namespace and id. All or nothing: on any error nothing is stored.
+   * Throws `ValidationError`, `IntegrityError` when the conversation belongs to another owner or
+   * is soft-deleted or a message or trace breaks a rule (through a view: `NotFoundError` for
+   * another owner's thread), and `UnsupportedOperationError` unless `capabilities.checkpoints`.
+   */
+  putCheckpoint(checkpoint: CheckpointInput, options: CheckpointPutOptions): Promise<void>;
+
+  /**
+   * Stores the pending writes of one task against a checkpoint of the thread, creating the
+   * conversation when it is missing (as {@link putCheckpoint}); the checkpoint itself need not
+   * be stored yet. A write with a negative `idx` replaces the task's stored write of that index;
+   * one with `idx ≥ 0` leaves a stored one as it is (a retried task keeps its first result). All
+   * or nothing. Throws as {@link putCheckpoint} does.
+   */
+  putCheckpointWrites(writes: CheckpointWritesInput, options: SessionOptions): Promise<void>;
+
+  /**
+   * The checkpoint `options.id` of the thread's namespace (default `""`), or without an id the
+   * latest one (greatest id in code-point order), with its channel values and pending writes (see
+   * {@link StoredCheckpoint} for their order). Resolves `null` when there is none, or the
+   * conversation does not exist, is another owner's (through a view) or is soft-deleted. Throws
+   * `UnsupportedOperationError` unless `capabilities.checkpoints`.
+   */
+  getCheckpoint(
+    conversationId: string,
+    options?: CheckpointReadOptions,
+  ): Promise<StoredCheckpoint | null>;
+
+  /**
+   * Checkpoints newest first: `id` descending (code points), then `conversationId` and `namespace`
+   * descending, each as {@link getCheckpoint} returns it. Every given filter applies: one thread
+   * (`conversationId`), one `namespace`, ids before `before`, `metadata` (each key equal as JSON),
+   * and the owners of the thread (`userId`, `tenantId`). Soft-deleted conversations' checkpoints
+   * are not listed. Paged like every list. Throws `UnsupportedOperationError` unless
+   * `capabilities.checkpoints`.
+   */
+  listCheckpoints(query?: CheckpointQueryInput): Promise<Page<StoredCheckpoint>>;
+
+  /**
+   * Deletes every checkpoint, channel value and pending write of the thread (soft-deleted or
+   * not), atomically, and keeps the conversation and its transcript (`deleteConversation` deletes
+   * everything). Resolves `false` when there is no such conversation. Throws
+   * `UnsupportedOperationError` unless `capabilities.checkpoints`.
+   */
+  deleteCheckpoints(conversationId: string): Promise<boolean>;
 
   /**
    * A view confined to one user's records: another user's record reads exactly like one that does

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import {
+  fastCheckpoint,
+  fastPutOptions,
+  fastReadOptions,
+} from "../canonical/canonical-checkpoint.js";
+import {
   fastBatch,
   fastContextSize,
   fastMessage,
@@ -13,6 +18,19 @@ import { compressMessages } from "../context/compress-messages.js";
 import { ConfigurationError } from "../errors.js";
 import { openStore } from "../factory/open-store.js";
 import type { StoreConfig } from "../factory/storage-config-map.js";
+import {
+  type CheckpointInput,
+  CheckpointInputSchema,
+  type CheckpointPutOptions,
+  CheckpointPutOptionsSchema,
+  type CheckpointQueryInput,
+  CheckpointQuerySchema,
+  type CheckpointReadOptions,
+  CheckpointReadOptionsSchema,
+  type CheckpointWritesInput,
+  CheckpointWritesInputSchema,
+  type StoredCheckpoint,
+} from "../models/checkpoint.js";
 import {
   type Conversation,
   type ConversationInput,
@@ -465,6 +483,82 @@ export class MessageStore<D extends MessageStoreDriver = MessageStoreDriver>
     rejectDuplicateIds(parsed, "embedding updates", this.adapterName);
     this.#require("embeddingQueue");
     return parsed.length === 0 ? 0 : this.#call("setEmbeddings", { updates: parsed });
+  }
+
+  async putCheckpoint(checkpoint: CheckpointInput, options: CheckpointPutOptions): Promise<void> {
+    const parsed = this.#parse(CheckpointInputSchema, checkpoint, "checkpoint", fastCheckpoint);
+    const { messages, traces, ...session } = this.#parse(
+      CheckpointPutOptionsSchema,
+      options,
+      "checkpoint options",
+      fastPutOptions as (v: unknown) => z.output<typeof CheckpointPutOptionsSchema> | undefined,
+    );
+    const owner = this.#owned(session, "checkpoint options");
+    requireTenantFilter(this.capabilities, owner, this.adapterName);
+    rejectDuplicateIds(
+      messages.filter((t): t is typeof t & { id: string } => t.id !== undefined),
+      "checkpoint messages",
+      this.adapterName,
+    );
+    rejectDuplicateIds(traces, "checkpoint traces", this.adapterName);
+    const id = parsed.conversationId;
+    const now = Date.now();
+    await this.#write("putCheckpoint", {
+      conversation: sessionConversation(id, owner, now, this.adapterName),
+      checkpoint: parsed,
+      messages: sessionMessages(id, messages, owner, now, this.adapterName),
+      traces: this.#records(traces),
+      now,
+    });
+  }
+
+  async putCheckpointWrites(writes: CheckpointWritesInput, options: SessionOptions): Promise<void> {
+    const parsed = this.#parse(CheckpointWritesInputSchema, writes, "checkpoint writes");
+    const owner = this.#owned(
+      this.#parse(SessionOptionsSchema, options, "session options"),
+      "session options",
+    );
+    requireTenantFilter(this.capabilities, owner, this.adapterName);
+    const conversation = sessionConversation(
+      parsed.conversationId,
+      owner,
+      Date.now(),
+      this.adapterName,
+    );
+    await this.#write("putCheckpointWrites", { conversation, writes: parsed });
+  }
+
+  async getCheckpoint(
+    conversationId: string,
+    options: CheckpointReadOptions = {},
+  ): Promise<StoredCheckpoint | null> {
+    const key = this.#id(conversationId, "conversation id");
+    const { namespace, id } = this.#parse(
+      CheckpointReadOptionsSchema,
+      options,
+      "read options",
+      fastReadOptions,
+    );
+    return this.#call("getCheckpoint", { conversationId: key, namespace, id: id ?? null });
+  }
+
+  async listCheckpoints(query: CheckpointQueryInput = {}): Promise<Page<StoredCheckpoint>> {
+    const { limit, cursor, userId, tenantId, ...filter } = this.#parse(
+      CheckpointQuerySchema,
+      query,
+      "checkpoint query",
+    );
+    this.#require("checkpoints");
+    const scope = this.#filter({ userId, tenantId });
+    const after = decodeCursor(cursor, cursors.checkpoint.decode, this.adapterName);
+    if (!scope) return EMPTY;
+    const page = { after, take: take(limit) };
+    const rows = await this.#call("listCheckpoints", { scope, filter, page });
+    return toPage(rows, limit ?? null, identity, cursors.checkpoint.encode);
+  }
+
+  async deleteCheckpoints(conversationId: string): Promise<boolean> {
+    return this.#call("deleteCheckpoints", { id: this.#id(conversationId, "conversation id") });
   }
 
   /** See {@link MessageStoreApi.forUser}. Throws `ValidationError` for an invalid id. */

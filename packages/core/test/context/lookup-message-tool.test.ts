@@ -74,6 +74,22 @@ describe("lookup_message tool", () => {
     }
   });
 
+  it("a flagged message is withheld, as the context window drops it: not found, with the reason", async () => {
+    const s = await store();
+    await s.flagMessage("u1-m");
+    const result = await lookupMessage(s, { id: "u1-m" }, { userId: "u1" });
+    expect(result).toEqual({
+      found: false,
+      id: "u1-m",
+      error: expect.stringMatching(/flagged.*withheld/),
+    });
+    expect(JSON.stringify(result)).not.toContain("xxx");
+    await s.flagMessage("u1-m", false);
+    expect(await lookupMessage(s, { id: "u1-m" }, { userId: "u1" })).toMatchObject({
+      found: true,
+    });
+  });
+
   it("scopes by tenant too, and rejects an invalid scope", async () => {
     const s = recordingStore();
     await s.storeConversation({ id: "c", userId: "u1", tenantId: "t1", createdAt: 1 });

@@ -85,6 +85,31 @@ describe("MemoryDriver: storeSessionMessages chooses timestamps inside the write
     expect(b[0]!.timestamp).toBeGreaterThan(a[2]!.timestamp);
   });
 
+  it("a conversation whose activity is at the end of time refuses new turns with IntegrityError, nothing stored", async () => {
+    const store = new MessageStore(new MemoryDriver());
+    await store.storeSessionMessages("s", [{ id: "t1", role: "user", content: "hi" }], {
+      userId: "u",
+    });
+    await store.storeMessage(
+      msg("last", Number.MAX_SAFE_INTEGER - 1, { conversationId: "s", userId: "u" }),
+    );
+    // One turn still fits at MAX_SAFE_INTEGER; two do not, and neither is stored.
+    const refused = store.storeSessionMessages("s", turns("a", "b"), { userId: "u" });
+    await expect(refused).rejects.toThrow(IntegrityError);
+    await expect(refused).rejects.toThrow(/activity is at the end of time.*nothing was stored/);
+    const [fits] = await store.storeSessionMessages("s", turns("c"), { userId: "u" });
+    expect(fits!.timestamp).toBe(Number.MAX_SAFE_INTEGER);
+    await expect(store.storeSessionMessages("s", turns("d"), { userId: "u" })).rejects.toThrow(
+      /end of time/,
+    );
+    // A retry of stored turns needs no new timestamp: still an idempotent upsert.
+    await store.storeSessionMessages("s", [{ id: "t1", role: "user", content: "hi" }], {
+      userId: "u",
+    });
+    const transcript = (await store.loadSessionMessages("s")).map((m) => m.originalContent);
+    expect(transcript).toEqual(["hi", "last", "c"]);
+  });
+
   it("a retry of the same turn ids keeps their stored timestamps and the transcript's order", async () => {
     const store = new MessageStore(new MemoryDriver());
     const first = [{ id: "t1", role: "user" as const, content: "hello" }];

@@ -1,5 +1,6 @@
 import pg from "pg";
-import { callTimeouts, type ReplicaFallback, type ResolvedPostgresConfig } from "../config.js";
+import { callTimeouts, type ResolvedPostgresConfig } from "../config.js";
+import type { Replica } from "../store-options.js";
 import { END_GRACE_MS } from "./backend-reaper.js";
 import { within } from "./timing.js";
 
@@ -71,11 +72,9 @@ export async function endPool(pool: pg.Pool): Promise<void> {
  * The read replica of a configuration: the caller's `replica_pool`, or a pool the store owns
  * from `replica_dsn` (the primary's settings, `replica_pool_max` as its size), or `undefined`.
  */
-export function createReplica(
-  config: ResolvedPostgresConfig,
-): { pool: pg.Pool; ownsPool: boolean; fallback: ReplicaFallback } | undefined {
-  const fallback = config.replica_fallback;
-  if (config.replica_pool) return { pool: config.replica_pool, ownsPool: false, fallback };
+export function createReplica(config: ResolvedPostgresConfig): Replica | undefined {
+  const policy = { fallback: config.replica_fallback, cooldownMs: config.replica_cooldown_ms };
+  if (config.replica_pool) return { pool: config.replica_pool, ownsPool: false, ...policy };
   if (config.replica_dsn === undefined) return undefined;
   const max = config.replica_pool_max ?? config.pool_max;
   const pool = createPool({
@@ -84,5 +83,5 @@ export function createReplica(
     pool_max: max,
     pool_min: Math.min(config.pool_min, max),
   });
-  return { pool, ownsPool: true, fallback };
+  return { pool, ownsPool: true, ...policy };
 }

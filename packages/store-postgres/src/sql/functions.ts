@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { putCheckpoint, putCheckpointWrites } from "./checkpoint-functions.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { putMessage, putMessages } from "./message-functions.js";
 import { quoteLiteral } from "./quote.js";
@@ -33,6 +34,8 @@ export const FUNCTION_NAMES = [
   "ms_put_turn_trace",
   "ms_put_turn_traces",
   ...LIFECYCLE_FUNCTION_NAMES,
+  "ms_put_checkpoint",
+  "ms_put_checkpoint_writes",
 ] as const;
 
 /**
@@ -67,6 +70,8 @@ export function functionsSql(schema: string, partitioned = false): string {
     putTurnTrace,
     putTurnTraces,
     ...lifecycleFunctions,
+    putCheckpoint,
+    putCheckpointWrites,
   ];
   return functions.map((f) => f(schema, partitioned)).join("\n\n");
 }

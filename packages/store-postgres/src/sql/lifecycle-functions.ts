@@ -92,22 +92,33 @@ $fn$;`;
 /**
  * `ms_soft_delete_message(id, at, user_id, tenant_id)`: stamps the live message (in the scope, by
  * its own owners) and its live trace.
+ *
+ * The message's state is read only once its conversation is locked: a soft delete of the
+ * conversation holding the lock has then stamped it (each statement of a function sees what
+ * committed before it, under READ COMMITTED), so this one finds it deleted and returns false
+ * instead of writing its own stamp over the conversation's. Reading the message in the locking
+ * statement would judge it by the row as it was before the wait.
  */
 function softDeleteMessage(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_message(
   p_id text, p_at bigint, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
-  target record;
+  conversation text;
 BEGIN
-  SELECT m.deleted_at INTO target
-    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_id AND ${inScope("m")} FOR NO KEY UPDATE OF c;
-  IF NOT FOUND OR target.deleted_at IS NOT NULL THEN
+  SELECT m.conversation_id INTO conversation FROM ${s}.messages m
+   WHERE m.id = p_id AND ${inScope("m")} AND m.deleted_at IS NULL;
+  IF NOT FOUND THEN
     RETURN false;
   END IF;
-  UPDATE ${s}.turn_traces t SET deleted_at = p_at WHERE t.message_id = p_id AND t.deleted_at IS NULL;
-  UPDATE ${s}.messages m SET deleted_at = p_at WHERE m.id = p_id;
+  PERFORM 1 FROM ${s}.conversations c WHERE c.id = conversation FOR NO KEY UPDATE;
+  UPDATE ${s}.messages m SET deleted_at = p_at
+   WHERE m.id = p_id AND m.conversation_id = conversation AND m.deleted_at IS NULL;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  UPDATE ${s}.turn_traces t SET deleted_at = p_at
+   WHERE t.message_id = p_id AND t.conversation_id = conversation AND t.deleted_at IS NULL;
   RETURN true;
 END
 $fn$;`;
@@ -116,25 +127,35 @@ $fn$;`;
 /**
  * `ms_restore_message(id, user_id, tenant_id)`: clears the stamp on the message (in the scope)
  * and on its trace if deleted with it; refused (MS003) while the conversation is soft-deleted.
+ * Like {@link softDeleteMessage}, it reads the message's stamp once the conversation is locked.
  */
 function restoreMessage(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_message(p_id text, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
-  target record;
+  conversation text;
+  conversation_stamp bigint;
+  stamp bigint;
 BEGIN
-  SELECT m.deleted_at, m.conversation_id, c.deleted_at AS conversation_deleted_at INTO target
-    FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_id AND ${inScope("m")} FOR NO KEY UPDATE OF c;
-  IF NOT FOUND OR target.deleted_at IS NULL THEN
+  SELECT m.conversation_id INTO conversation FROM ${s}.messages m
+   WHERE m.id = p_id AND ${inScope("m")} AND m.deleted_at IS NOT NULL;
+  IF NOT FOUND THEN
     RETURN false;
   END IF;
-  IF target.conversation_deleted_at IS NOT NULL THEN
-    ${raiseRule("'restore_in_deleted_conversation'", { message: "p_id", conversation: "target.conversation_id" })}
+  SELECT c.deleted_at INTO conversation_stamp FROM ${s}.conversations c
+   WHERE c.id = conversation FOR NO KEY UPDATE;
+  SELECT m.deleted_at INTO stamp FROM ${s}.messages m
+   WHERE m.id = p_id AND m.conversation_id = conversation;
+  IF stamp IS NULL THEN
+    RETURN false;
+  END IF;
+  IF conversation_stamp IS NOT NULL THEN
+    ${raiseRule("'restore_in_deleted_conversation'", { message: "p_id", conversation: "conversation" })}
   END IF;
   UPDATE ${s}.turn_traces t SET deleted_at = NULL
-   WHERE t.message_id = p_id AND t.deleted_at = target.deleted_at;
-  UPDATE ${s}.messages m SET deleted_at = NULL WHERE m.id = p_id;
+   WHERE t.message_id = p_id AND t.conversation_id = conversation AND t.deleted_at = stamp;
+  UPDATE ${s}.messages m SET deleted_at = NULL
+   WHERE m.id = p_id AND m.conversation_id = conversation;
   RETURN true;
 END
 $fn$;`;

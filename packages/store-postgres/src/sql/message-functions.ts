@@ -80,7 +80,9 @@ function refuseMoved(): string {
  * stored in the conversation keeps its stored timestamp; the others (core sent `p_now + i`) move
  * to `start + i`, `start = greatest(p_now, last_activity_at + 1)` (`p_now` for a new
  * conversation). Concurrent sessions of one conversation queue on the lock, so they never
- * interleave. Every statement names the conversation (one partition in the partitioned layout).
+ * interleave. A new timestamp past `Number.MAX_SAFE_INTEGER` (the activity is at the end of time)
+ * refuses the write. Every statement names the conversation (one partition in the partitioned
+ * layout).
  */
 function sessionTimestamps(s: string): string {
   return `IF p_session IS NOT NULL THEN
@@ -102,6 +104,10 @@ function sessionTimestamps(s: string): string {
         FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS x(value, ord)
         LEFT JOIN ${s}.messages m
                ON m.id = x.value->>'id' AND m.conversation_id = p_session->>'id';
+      IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_batch) AS x(value)
+                  WHERE (x.value->>'timestamp')::bigint > ${Number.MAX_SAFE_INTEGER}) THEN
+        ${raiseRule("'session_end_of_time'", { conversation: "p_session->>'id'", activity: "activity::text" })}
+      END IF;
     END IF;
   END IF;`;
 }

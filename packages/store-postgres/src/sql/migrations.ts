@@ -1,3 +1,4 @@
+import { checkpointTablesSql } from "./checkpoint-tables.js";
 import { quoteLiteral } from "./quote.js";
 import { SAFE_MAGNITUDE } from "./search-queries.js";
 
@@ -276,6 +277,11 @@ ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS embedding_cubes cube[]
 END
 $migration$;
 `,
+  },
+  {
+    version: 5,
+    name: "checkpoints, checkpoint_values, checkpoint_writes",
+    sql: (s) => checkpointTablesSql(s, null),
   },
 ];
 

@@ -253,6 +253,13 @@ ORDER BY id LIMIT ${p.add(take)}`,
 /** The statements of one schema. */
 export type Queries = ReturnType<typeof createQueries>;
 
+/**
+ * What a server says about itself: whether it is a standby, and which cluster it belongs to (a
+ * streaming standby has its primary's `system_identifier`). Any role may read both.
+ */
+export const SERVER_IDENTITY = `SELECT pg_is_in_recovery() AS in_recovery,
+       system_identifier::text AS system_identifier FROM pg_control_system()`;
+
 /** A conversation list's scope and soft-delete filter as SQL. */
 function conversationConditions(scope: Scope, includeDeleted: boolean, p: Params): string[] {
   const where = ownerConditions(scope, p);
