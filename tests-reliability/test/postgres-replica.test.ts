@@ -2,9 +2,10 @@ import { MessageStore } from "@message-store/core";
 import {
   createTestDatabase,
   type PostgresServer,
+  queryServer,
   startEmbeddedPostgres,
+  waitForReplay,
 } from "@message-store/test-servers";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freezePostgres } from "./support/freeze.js";
 import { conversation } from "./support/messages.js";
@@ -26,32 +27,8 @@ let other: PostgresServer;
 let primaryDb: string;
 let replicaDb: string;
 
-async function onServer<T>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Waits until the standby has replayed everything the primary has written so far. */
-async function caughtUp(): Promise<void> {
-  const [current] = await onServer<{ lsn: string }>(
-    primaryDb,
-    "SELECT pg_current_wal_lsn() AS lsn",
-  );
-  for (let i = 0; i < 200; i++) {
-    const [replayed] = await onServer<{ done: boolean }>(
-      replicaDb,
-      `SELECT pg_last_wal_replay_lsn() >= '${current!.lsn}'::pg_lsn AS done`,
-    );
-    if (replayed?.done) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the standby did not catch up in 10 s");
-}
+const onServer = queryServer;
+const caughtUp = () => waitForReplay(primaryDb, replicaDb);
 
 async function timed<T>(
   call: () => Promise<T>,

@@ -4,8 +4,10 @@ import {
   createTestDatabase,
   messageInput,
   type PostgresServer,
+  queryServer,
   startEmbeddedPostgres,
   traceInput,
+  waitForReplay,
 } from "@message-store/test-servers";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,33 +26,8 @@ let standby: PostgresServer;
 let primaryDb: string;
 let replicaDb: string;
 
-async function onServer<T>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Waits until the standby has replayed everything the primary has written so far. */
-async function caughtUp(): Promise<void> {
-  const [current] = await onServer<{ lsn: string }>(
-    primaryDb,
-    "SELECT pg_current_wal_lsn() AS lsn",
-  );
-  const lsn = current!.lsn;
-  for (let i = 0; i < 200; i++) {
-    const [replayed] = await onServer<{ done: boolean }>(
-      replicaDb,
-      `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
-    );
-    if (replayed?.done) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the standby did not catch up in 10 s");
-}
+const onServer = queryServer;
+const caughtUp = () => waitForReplay(primaryDb, replicaDb);
 
 const ids = (page: { items: { id: string }[] }) => page.items.map((c) => c.id).sort();
 

@@ -20,4 +20,4 @@ export {
   compileExamples,
   readmeExamples,
 } from "./bridge/readme-examples.js";
-export { runCli } from "./bridge/run-cli.js";
+export { cliBin, runCli, runNode } from "./bridge/run-cli.js";

@@ -1,39 +1,15 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { cliBin, runNode as runNodeIn } from "@message-store/test-servers/bridge";
 
 export { runCli } from "@message-store/test-servers/bridge";
 
 /** Runs `node <args>` from the package's folder; resolves to stdout, or rejects with the output. */
-export function runNode(args: string[], what = args.join(" ")): Promise<string> {
-  const child = spawn(process.execPath, args, {
-    cwd: join(import.meta.dirname, "../.."),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(new Error(`${what} exited ${code}\n${stdout}\n${stderr}`)),
-    );
-  });
-}
+export const runNode = (args: string[], what?: string): Promise<string> =>
+  runNodeIn(args, { cwd: join(import.meta.dirname, "../.."), what });
 
 /** The fixture `test/fixtures/<name>` as a path. */
 export const fixture = (name: string) => join(import.meta.dirname, "../fixtures", name);
-
-/** The `message-store` bin of the CLI this package's tests depend on. */
-function cliBin(): string {
-  const manifest = createRequire(import.meta.url).resolve("@message-store/cli/package.json");
-  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
-  return join(dirname(manifest), bin["message-store"]!);
-}
 
 /**
  * Runs `message-store studio --store <spec>` until `use` settles: `use` gets a `get(path)` that

@@ -4,19 +4,26 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 /**
- * Runs the `message-store` command of the package under test (the bin of its `@message-store/cli`
- * dev dependency, resolved from the working directory vitest runs in); resolves to its stdout,
- * or rejects with its output.
+ * The `message-store` bin of the package under test (its `@message-store/cli` dev dependency,
+ * resolved from the working directory vitest runs in).
  */
-export function runCli(args: string[]): Promise<string> {
+export function cliBin(): string {
   const manifest = createRequire(join(process.cwd(), "noop.js")).resolve(
     "@message-store/cli/package.json",
   );
   const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
-  const command = join(dirname(manifest), bin["message-store"]!);
-  const child = spawn(process.execPath, [command, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return join(dirname(manifest), bin["message-store"]!);
+}
+
+/**
+ * Runs `node <args>` (from `cwd`, default the working directory); resolves to its stdout, or
+ * rejects with its output, named `what`.
+ */
+export function runNode(
+  args: string[],
+  { cwd, what = args.join(" ") }: { cwd?: string; what?: string } = {},
+): Promise<string> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -26,7 +33,12 @@ export function runCli(args: string[]): Promise<string> {
     child.on("close", (code) =>
       code === 0
         ? resolve(stdout)
-        : reject(new Error(`message-store ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`)),
+        : reject(new Error(`${what} exited ${code}\n${stdout}\n${stderr}`)),
     );
   });
+}
+
+/** Runs the package under test's `message-store` command; resolves to its stdout. */
+export function runCli(args: string[]): Promise<string> {
+  return runNode([cliBin(), ...args], { what: `message-store ${args.join(" ")}` });
 }
