@@ -3,7 +3,9 @@ import {
   createTestDatabase,
   type PostgresServer,
   queryServer,
+  type ReplicatedDatabase,
   startEmbeddedPostgres,
+  startReplicatedDatabase,
   waitForReplay,
 } from "@message-store/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +23,7 @@ const COOLDOWN_MS = 3_000;
 /** What one lagging read may take once the breaker is open: the primary's answer. */
 const FAST_MS = 400;
 
-let primary: PostgresServer;
+let pair: ReplicatedDatabase;
 let standby: PostgresServer;
 let other: PostgresServer;
 let primaryDb: string;
@@ -46,16 +48,11 @@ const ids = (page: { items: { id: string }[] }) => page.items.map((c) => c.id).s
 
 beforeAll(async () => {
   other = await startEmbeddedPostgres();
-  primary = await startEmbeddedPostgres();
-  primaryDb = await createTestDatabase(primary.url, "replica");
-  standby = await startEmbeddedPostgres({ standbyOf: primary });
-  const url = new URL(primaryDb);
-  url.port = String(standby.port);
-  replicaDb = url.toString();
+  pair = await startReplicatedDatabase("replica");
+  ({ standby, primaryDb, replicaDb } = pair);
 });
 afterAll(async () => {
-  await standby?.stop();
-  await primary?.stop();
+  await pair?.stop();
   await other?.stop();
 });
 

@@ -1,11 +1,11 @@
 import { MessageStore } from "@message-store/core";
 import {
   builtInServersSupported,
-  createTestDatabase,
   messageInput,
   type PostgresServer,
   queryServer,
-  startEmbeddedPostgres,
+  type ReplicatedDatabase,
+  startReplicatedDatabase,
   traceInput,
   waitForReplay,
 } from "@message-store/test-servers";
@@ -21,7 +21,7 @@ import "../src/index.js";
 const supported = builtInServersSupported();
 if (!supported) console.info("replica tests skipped: the built-in PostgreSQL needs Linux x64");
 
-let primary: PostgresServer;
+let pair: ReplicatedDatabase;
 let standby: PostgresServer;
 let primaryDb: string;
 let replicaDb: string;
@@ -33,16 +33,11 @@ const ids = (page: { items: { id: string }[] }) => page.items.map((c) => c.id).s
 
 describe.skipIf(!supported)("read replica", () => {
   beforeAll(async () => {
-    primary = await startEmbeddedPostgres();
-    primaryDb = await createTestDatabase(primary.url, "replica");
-    standby = await startEmbeddedPostgres({ standbyOf: primary });
-    const url = new URL(primaryDb);
-    url.port = String(standby.port);
-    replicaDb = url.toString();
+    pair = await startReplicatedDatabase("replica");
+    ({ standby, primaryDb, replicaDb } = pair);
   });
   afterAll(async () => {
-    await standby?.stop();
-    await primary?.stop();
+    await pair?.stop();
   });
 
   const open = (extra: Record<string, unknown> = {}) =>

@@ -31,6 +31,11 @@ export {
 export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
-export { queryServer, waitForReplay } from "./standby-replay.js";
+export {
+  queryServer,
+  type ReplicatedDatabase,
+  startReplicatedDatabase,
+  waitForReplay,
+} from "./standby-replay.js";
 export { TcpProxy } from "./tcp-proxy.js";
 export { createTestDatabase, dropTestDatabase } from "./test-databases.js";
