@@ -1,12 +1,8 @@
 import { ConfigurationError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
+import type { Partitions } from "./partitions.js";
 
-/**
- * A schema's layout: `null` for the default one (plain tables), or the number of hash partitions
- * of the partitioned one (`sql/partitioned-layout.ts`). Chosen by the `partitions` key when the
- * schema is created; afterwards read from the catalog.
- */
-export type Partitions = number | null;
+export type { Partitions };
 
 /** What the migration runner's probe found: `partitioned` is NULL when there is no table yet. */
 export interface FoundLayout {

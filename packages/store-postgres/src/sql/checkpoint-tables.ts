@@ -1,4 +1,4 @@
-import type { Partitions } from "../layout.js";
+import type { Partitions } from "../partitions.js";
 import { quoteIdent } from "./quote.js";
 
 /**
