@@ -1,0 +1,133 @@
+import type { z } from "zod";
+import type { ReadOptions, Scope } from "../models/queries.js";
+import { ReadOptionsSchema } from "../models/queries.js";
+import { parseId, parseInput } from "../validation.js";
+import {
+  type GatingCapability,
+  requireCapability,
+  requireRecordCapabilities,
+  requireTenantFilter,
+} from "./capabilities.js";
+import {
+  type DriverOperation,
+  type MessageStoreDriver,
+  OPTIONAL_OPERATIONS,
+  type RequestOf,
+  type ResultOf,
+} from "./driver.js";
+import type { Lifecycle } from "./lifecycle.js";
+import type { StoreCapabilities } from "./message-store-api.js";
+import { asViewRefusal } from "./owner-refusal.js";
+import { ownerValue, scopedFilter } from "./scope.js";
+
+/** The scope of a store that is not a view. */
+export const UNSCOPED: Scope = Object.freeze({});
+const LIVE_ONLY = Object.freeze({ includeDeleted: false });
+
+type Owners = { userId?: string | null; tenantId?: string | null };
+/** A request without its scope, which {@link StoreContext.call} fills from the store's own. */
+export type Scoped<K extends DriverOperation> = Omit<RequestOf<K>, "scope"> & { scope?: Scope };
+
+/**
+ * What every operation of one store or view works with: the driver, the lifecycle it shares with
+ * its views, and its scope; and the steps each operation is made of (parse an argument, fill a
+ * record's owners, merge an owner filter with the scope, check a capability, call the driver).
+ */
+export class StoreContext<D extends MessageStoreDriver = MessageStoreDriver> {
+  constructor(
+    readonly driver: D,
+    readonly life: Lifecycle,
+    readonly scope: Scope,
+  ) {}
+
+  /** The driver's name, as in error messages. */
+  get name(): string {
+    return this.driver.name;
+  }
+
+  get capabilities(): StoreCapabilities {
+    return this.driver.capabilities;
+  }
+
+  /** The same driver and lifecycle with another scope. */
+  withScope(scope: Scope): StoreContext<D> {
+    return new StoreContext(this.driver, this.life, scope);
+  }
+
+  /**
+   * One driver call, with the view's scope unless the request names one: the capability is
+   * checked first, then the call runs through the lifecycle.
+   */
+  call<K extends DriverOperation>(op: K, request: Scoped<K>): Promise<ResultOf<K>> {
+    const flag = (OPTIONAL_OPERATIONS as Partial<Record<DriverOperation, GatingCapability>>)[op];
+    if (flag) this.require(flag);
+    const full = (request.scope ? request : { ...request, scope: this.scope }) as RequestOf<K>;
+    const method = this.driver[op] as (r: RequestOf<K>) => Promise<ResultOf<K>>;
+    return this.life.run(() => method.call(this.driver, full));
+  }
+
+  /** A record write: through a view, an owner refusal is answered as "does not exist". */
+  async write<K extends DriverOperation>(op: K, request: Scoped<K>): Promise<ResultOf<K>> {
+    try {
+      return await this.call(op, request);
+    } catch (error) {
+      throw this.scope === UNSCOPED ? error : asViewRefusal(error, this.name);
+    }
+  }
+
+  /** Validated records to write: the view's owners filled in, capabilities checked. */
+  records<R extends Owners & { tenantId: string | null; deletedAt: number | null }>(
+    records: R[],
+  ): R[] {
+    for (const r of records) this.owned(r, "record");
+    requireRecordCapabilities(this.capabilities, records, this.name);
+    return records;
+  }
+
+  /** The request of a read by id: the id and whether soft-deleted records count. */
+  readById(id: unknown, what: string, options: ReadOptions | undefined) {
+    const key = this.id(id, what);
+    const read =
+      options === undefined ? LIVE_ONLY : this.parse(ReadOptionsSchema, options, "read options");
+    return { id: key, includeDeleted: read.includeDeleted };
+  }
+
+  /** The record with the view's owners filled in (another owner is a `ValidationError`). */
+  owned<R extends Owners>(record: R, what: string): R {
+    if (this.scope === UNSCOPED) return record;
+    const { userId, tenantId } = this.scope;
+    if (userId !== undefined)
+      record.userId = ownerValue(record.userId, userId, "userId", what, this.name);
+    if (tenantId !== undefined)
+      record.tenantId = ownerValue(record.tenantId, tenantId, "tenantId", what, this.name);
+    return record;
+  }
+
+  /** A caller's owner filter merged with the view's scope; `null` when they contradict. */
+  filter(owners: { userId?: string | undefined; tenantId?: string | undefined }): Scope | null {
+    requireTenantFilter(this.capabilities, owners, this.name);
+    return scopedFilter(owners, this.scope);
+  }
+
+  /** The argument validated and copied; `StoreClosedError` first once the store is closed. */
+  parse<S extends z.ZodType>(
+    schema: S,
+    value: unknown,
+    what: string,
+    fast?: (value: unknown) => z.output<S> | undefined,
+  ): z.output<S> {
+    this.life.assertOpen();
+    return parseInput(schema, value, what, this.name, fast);
+  }
+
+  /** An id argument validated; `StoreClosedError` first once the store is closed. */
+  id(value: unknown, what: string): string {
+    this.life.assertOpen();
+    return parseId(value, what, this.name);
+  }
+
+  /** Throws `UnsupportedOperationError` unless the driver declares `flag`. */
+  require(flag: GatingCapability): void {
+    requireCapability(this.capabilities, flag, this.name);
+  }
+}
