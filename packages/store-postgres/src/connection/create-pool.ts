@@ -7,6 +7,10 @@ import { within } from "./timing.js";
 /** The `application_name` of the store's own connections, as `pg_stat_activity` shows it. */
 export const APPLICATION_NAME = "message-store";
 
+/** Sets `transaction_timeout` ($1, ms) on a server that has it (17+), does nothing elsewhere. */
+const TRANSACTION_TIMEOUT_SQL = `SELECT set_config('transaction_timeout', $1, false)
+ WHERE current_setting('server_version_num')::int >= 170000`;
+
 /** The connections of each pool made here, so that ending it can drop those the server never closes. */
 const connectionsOf = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
 
@@ -32,11 +36,19 @@ export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg
   };
   if (statementTimeoutMs !== null) {
     options.statement_timeout = statementTimeoutMs;
-    // A write waits for the store's commit between its result and the Sync; a client that
-    // vanished there would otherwise hold its locks until TCP keepalive gives up on it.
+    // No statement of the store leaves a transaction open, but a caller's or an operator's
+    // session on the store's pool must not hold locks for longer than a statement may run.
     options.idle_in_transaction_session_timeout = statementTimeoutMs;
   }
   const pool = new pg.Pool(options);
+  if (statementTimeoutMs !== null) {
+    // `transaction_timeout` exists from PostgreSQL 17; a startup parameter the server does not
+    // know would refuse the login, so it is set once per connection, queued before its first
+    // statement, and only where the server has it.
+    pool.on("connect", (client) => {
+      client.query(TRANSACTION_TIMEOUT_SQL, [String(statementTimeoutMs)]).catch(() => {});
+    });
+  }
   // An idle pooled connection that dies (server restart) is emitted here; without a listener
   // Node would crash. The pool has already discarded it and the next query reconnects.
   pool.on("error", () => {});
