@@ -268,6 +268,28 @@ describe("defaults and close()", () => {
     expect((s.driver.pool.options as pg.PoolConfig).query_timeout).toBeUndefined();
   });
 
+  it("sends transaction_timeout to every new connection of a server that has it, and only to the first of one that does not", async () => {
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+      if (text?.includes("transaction_timeout")) sent.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const s = await store({ pool_min: 0, pool_max: 3 });
+      const clients = await Promise.all([1, 2, 3].map(() => s.driver.pool.connect()));
+      const { rows } = await clients[0]!.query(
+        "SELECT current_setting('server_version_num')::int AS v",
+      );
+      for (const c of clients) c.release();
+      // Every connection the pool opened, the one of the migration at open included.
+      expect(sent.length).toBe(rows[0].v >= 170_000 ? s.driver.pool.totalCount : 1);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+  });
+
   it("statement_timeout_ms: 0 sets no server-side timeout", async () => {
     const s = await store({ statement_timeout_ms: 0 });
     const { rows } = await s.driver.pool.query("SHOW statement_timeout");

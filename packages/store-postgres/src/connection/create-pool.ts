@@ -52,8 +52,16 @@ export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg
     // it comes a margin after `statement_timeout`, which cancels the statement and keeps the
     // connection: a backstop for a transaction no statement timeout covers.
     const transactionTimeoutMs = statementTimeoutMs + TRANSACTION_TIMEOUT_MARGIN_MS;
+    // Learnt from the first connection: an older server costs that one statement, no more.
+    let serverHasIt: boolean | null = null;
     pool.on("connect", (client) => {
-      client.query(TRANSACTION_TIMEOUT_SQL, [String(transactionTimeoutMs)]).catch(() => {});
+      if (serverHasIt === false) return;
+      client.query(TRANSACTION_TIMEOUT_SQL, [String(transactionTimeoutMs)]).then(
+        (result) => {
+          serverHasIt = result.rows.length > 0;
+        },
+        () => {},
+      );
     });
   }
   // An idle pooled connection that dies (server restart) is emitted here; without a listener
