@@ -144,10 +144,16 @@ describe("mongodb outage", () => {
       );
       const times = outcomes.map((o) => o.ms);
       console.info(`mongodb frozen: ${summary.join(", ")} after ${times.join(", ")} ms`);
-      expect(
-        summary,
-        "calls to a frozen server must reject with ConnectionError, not hang",
-      ).toEqual(Array(10).fill("CONNECTION"));
+      // Reads reject with ConnectionError; a write with OutcomeUnknownError once
+      // operation_timeout_ms passed after it was sent, or with ConnectionError when the driver
+      // gave up selecting a server first (nothing sent).
+      const writes = summary.filter((_, i) => i % 2 === 0);
+      const reads = summary.filter((_, i) => i % 2 === 1);
+      expect(reads, "reads to a frozen server must reject with ConnectionError, not hang").toEqual(
+        Array(5).fill("CONNECTION"),
+      );
+      for (const code of writes) expect(["OUTCOME_UNKNOWN", "CONNECTION"]).toContain(code);
+      expect(writes.filter((code) => code === "OUTCOME_UNKNOWN").length).toBeGreaterThan(0);
       // Each call measured on its own, against the configured bound (not the wall time of the test).
       for (const ms of times) expect(ms).toBeLessThan(FROZEN_TIMEOUT_MS + SLACK_MS);
       // Thawed: the same store works again (the data survived: the process was only paused).
@@ -156,7 +162,7 @@ describe("mongodb outage", () => {
         const ok = await store.storeMessage(message("mf-after", "mf-c1", 9_000)).then(
           () => true,
           (e: unknown) => {
-            expect(codeOf(e)).toBe("CONNECTION");
+            expect(["CONNECTION", "OUTCOME_UNKNOWN"]).toContain(codeOf(e));
             return false;
           },
         );

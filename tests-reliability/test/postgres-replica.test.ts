@@ -62,6 +62,7 @@ const open = (extra: Record<string, unknown> = {}) =>
     dsn: primaryDb,
     replica_dsn: replicaDb,
     query_timeout_ms: QUERY_TIMEOUT_MS,
+    statement_timeout_ms: QUERY_TIMEOUT_MS - 500,
     connect_timeout_ms: QUERY_TIMEOUT_MS,
     replica_cooldown_ms: COOLDOWN_MS,
     ...extra,

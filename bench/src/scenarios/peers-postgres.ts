@@ -58,7 +58,7 @@ async function bytesPerMessage(pool: import("pg").Pool): Promise<string> {
 export const peersPostgres: Scenario = {
   id: "peers",
   title: "7. PostgreSQL vs peers (Mastra, LangChain)",
-  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for. The last column is our same store opened with \`prepared_statements: false\` (what a transaction-mode pooler gets), reading ours' conversations.`,
+  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for. Whole turn: append the user's message, read the last ${N}, append the answer, in a conversation of 200 messages per system. The next column is our same store opened with \`prepared_statements: false\` (what a transaction-mode pooler gets), reading ours' conversations; with \`BENCH_POSTGRES_PREVIOUS\` set, the last is a build of an earlier commit on the same tables.`,
   adapters: ["postgres"],
   async run({ target, progress, limits, scale }) {
     if (!target.dsn || !target.poolSize || !target.pool)
@@ -68,9 +68,30 @@ export const peersPostgres: Scenario = {
     const load = [loadavg()[0]!];
     const ours = oursAsPeer(
       () => target.store,
-      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; one statement, two round trips (its commit, the Sync, follows its result: see the adapter README, Timeouts)",
+      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; one statement, one round trip (the server commits at the Sync sent with it: see the adapter README, Timeouts)",
       (records) => target.raw.storeMessages(records),
     );
+    // A build of an earlier commit of the adapter, on the same tables, for before/after rows in
+    // one interleaved run (`BENCH_POSTGRES_PREVIOUS=<its dist/index.js>`).
+    const previousModule = process.env.BENCH_POSTGRES_PREVIOUS;
+    const previous = previousModule
+      ? await (
+          (await import(previousModule)) as { PostgresMessageStore: typeof PostgresMessageStore }
+        ).PostgresMessageStore.open({
+          storage: "postgres",
+          dsn: target.dsn,
+          pool_min: 0,
+          pool_max: target.poolSize,
+        })
+      : null;
+    const oursPrevious =
+      previous &&
+      oursAsPeer(
+        () => previous,
+        `the same as ours, by the build at ${process.env.BENCH_POSTGRES_PREVIOUS_LABEL ?? previousModule}`,
+        (records) => target.raw.storeMessages(records),
+        "ours, previous build",
+      );
     // The same store with unnamed statements: what a transaction-mode pooler gets.
     const unprepared = await PostgresMessageStore.open({
       storage: "postgres",
@@ -92,6 +113,7 @@ export const peersPostgres: Scenario = {
       mastra as PeerSystem,
       langchain as PeerSystem,
       oursUnprepared as PeerSystem,
+      ...(oursPrevious ? [oursPrevious as PeerSystem] : []),
     ];
     const rows: PeerMeasurement[] = [];
     const notes: string[] = [];
@@ -121,8 +143,9 @@ export const peersPostgres: Scenario = {
       // The turn loop's calls: one conversation of 200 messages per system.
       const appends = Math.max(50, Math.round(500 * scale));
       // The unprepared store reads ours' conversations (same tables) instead of loading its own.
-      const dataOf = (s: PeerSystem) => (s === oursUnprepared ? ours : s) as PeerSystem;
-      const loaded = systems.filter((s) => s !== oursUnprepared);
+      const sharesOurs = (s: PeerSystem) => s === oursUnprepared || s === oursPrevious;
+      const dataOf = (s: PeerSystem) => (sharesOurs(s) ? ours : s) as PeerSystem;
+      const loaded = systems.filter((s) => !sharesOurs(s));
       for (const s of systems) await s.createConversation(conv(s, "append"), "user-peers");
       for (const s of loaded) {
         await s.createConversation(conv(s, "turns"), "user-peers");
@@ -148,6 +171,31 @@ export const peersPostgres: Scenario = {
         systems.map((s) => () => s.lastN(conv(dataOf(s), "turns"), N)),
       );
       record(`agent turn: read the last ${N} (${HISTORY}-message conversation)`, read);
+
+      // A whole turn: the user's message, the last 20 for the prompt, the answer; each system in
+      // a conversation of its own that starts at 200 messages.
+      for (const s of systems) {
+        await s.createConversation(conv(s, "whole"), "user-peers");
+        await s.load(messagesOf(s, conv(s, "whole"), HISTORY));
+      }
+      await pool.query("VACUUM ANALYZE");
+      const turns = Math.max(50, Math.round(300 * scale));
+      const turnTask = progress.task("postgres: peers whole turn", turns);
+      const whole = await sampleRotating(
+        turns,
+        (i) =>
+          systems.map((s) => {
+            const [question, answer] = messagesOf(s, conv(s, "whole"), 2, HISTORY + 2 * i);
+            return async () => {
+              await s.append(question);
+              await s.lastN(conv(s, "whole"), N);
+              await s.append(answer);
+            };
+          }),
+        () => turnTask.tick(),
+      );
+      turnTask.done();
+      record(`whole turn: append, read the last ${N}, append`, whole);
 
       // Big stores.
       const sizes = limits.peerStores;
@@ -196,6 +244,7 @@ export const peersPostgres: Scenario = {
       load.push(loadavg()[0]!);
       await mastra.close().catch(() => {});
       await unprepared.close().catch(() => {});
+      await previous?.close().catch(() => {});
       await langchain.close().catch(() => {});
       await target.reset();
     }
@@ -207,25 +256,28 @@ export const peersPostgres: Scenario = {
   },
 };
 
-/** The issue's targets against the peers, from this run. */
+/** Issue #26's targets against the peers, from this run (rows found by their labels). */
 function peerTargets(rows: PeerMeasurement[]) {
   const ratio = (row: PeerMeasurement | undefined, peer: string) => {
     const p = row?.peers.find((x) => x.name === peer);
     return row && p ? p.stat.p50 / row.ours.p50 : Number.NaN;
   };
+  const find = (prefix: string) => rows.find((r) => r.label.startsWith(prefix));
   const checks: [string, PeerMeasurement | undefined, string, number][] = [
-    ["ingest ≥ 2× Mastra", rows[0], "Mastra", 2],
-    ["single append ≥ 1.2× LangChain", rows[1], "LangChain", 1.2],
-    ["last-20 read ≥ 1.3× Mastra (turn loop)", rows[2], "Mastra", 1.3],
+    ["ingest ≥ 2× Mastra", find("ingest"), "Mastra", 2],
+    ["single append ≥ 1.0× LangChain", find("agent turn: append"), "LangChain", 1],
+    ["single append ≥ 1.5× Mastra", find("agent turn: append"), "Mastra", 1.5],
+    ["last-20 read ≥ 2× Mastra (turn loop)", find("agent turn: read"), "Mastra", 2],
     ...rows
-      .slice(3)
-      .filter((r) => !r.label.startsWith("same"))
+      .filter((r) => r.label.startsWith("last "))
       .map((r): [string, PeerMeasurement, string, number] => [
-        `last-20 read ≥ 1.3× Mastra (${r.label.replace(/.*, /, "")})`,
+        `last-20 read ≥ 2× Mastra (${r.label.replace(/.*, /, "")})`,
         r,
         "Mastra",
-        1.3,
+        2,
       ]),
+    ["whole turn ≥ 1.5× Mastra", find("whole turn"), "Mastra", 1.5],
+    ["whole turn ≥ 1.5× LangChain", find("whole turn"), "LangChain", 1.5],
   ];
   return checks.map(([name, row, peer, min]) => {
     const r = ratio(row, peer);

@@ -1,7 +1,7 @@
 import { redactSecrets } from "./redact.js";
 
 const BRAND = Symbol.for("@message-store/core/MessageStoreError");
-/** On each of core's error classes: the `code` its instances carry (see `hasInstance`). */
+/** On each of core's error classes: the `code`s its instances carry (see `hasInstance`). */
 const CLASS_CODE = Symbol.for("@message-store/core/MessageStoreError.code");
 const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
 
@@ -11,6 +11,7 @@ export type MessageStoreErrorCode =
   | "INTEGRITY"
   | "NOT_FOUND"
   | "CONNECTION"
+  | "OUTCOME_UNKNOWN"
   | "CORRUPT_DATA"
   | "STORE_CLOSED"
   | "STORE_LOCKED"
@@ -36,8 +37,10 @@ function prefix(adapter: string | undefined, message: string): string {
  */
 function hasInstance(cls: Function, value: unknown): boolean {
   if (!Object.hasOwn(cls, CLASS_CODE)) return ordinaryHasInstance.call(cls, value);
-  const code = (cls as unknown as Record<symbol, MessageStoreErrorCode | null>)[CLASS_CODE];
-  return isMessageStoreError(value) && (code === null || value.code === code);
+  const codes = (
+    cls as unknown as Record<symbol, readonly MessageStoreErrorCode[] | null | undefined>
+  )[CLASS_CODE];
+  return isMessageStoreError(value) && (codes == null || codes.includes(value.code));
 }
 
 /**
@@ -111,6 +114,33 @@ export class ConnectionError extends MessageStoreError {
   }
 }
 
+/**
+ * A write whose outcome the store cannot know: it was sent, and then the connection was lost or
+ * the backend stopped answering (a frozen server, a partition) before its answer arrived, so it
+ * may or may not have been stored. A `ConnectionError` (`instanceof ConnectionError` holds) with
+ * its own code, `OUTCOME_UNKNOWN`. Reads never reject with it, and a write the backend refused or
+ * cancelled (its own timeout included) never does either: those rejections are definite, nothing
+ * stored.
+ *
+ * Retrying the same call is safe, and is how to learn the outcome: every write is an idempotent
+ * upsert or state change by id. `storeConversation`, `storeMessage(s)`, `storeTurnTrace(s)`,
+ * `storeSessionMessages` and `putCheckpoint`/`putCheckpointWrites` upsert by the ids they carry,
+ * so give records their ids when you may retry (an id core generates is a new one on each call,
+ * and a retry would then store a second copy); `flagMessage` and `setEmbeddings` set values;
+ * `softDelete*`, `restore*`, `delete*`, `purgeDeleted` and `deleteUserData` reach the same state
+ * again, but their answer (`true`, counts) then only describes what the retry itself changed.
+ */
+export class OutcomeUnknownError extends ConnectionError {
+  override readonly code: MessageStoreErrorCode = "OUTCOME_UNKNOWN";
+  /** `message`: what happened; the error adds what it means for the write. */
+  constructor(message: string, options: MessageStoreErrorOptions = {}) {
+    super(
+      `${message}; the write may have been stored or not, and retrying it is safe (every write is an idempotent upsert by id)`,
+      options,
+    );
+  }
+}
+
 /** Stored data no longer parses or fails the model. `location` says where; the data is left untouched. */
 export class CorruptDataError extends MessageStoreError {
   readonly location: string;
@@ -158,18 +188,19 @@ export class UnsupportedOperationError extends MessageStoreError {
   }
 }
 
-const CODES: [Function, MessageStoreErrorCode | null][] = [
+const CODES: [Function, MessageStoreErrorCode[] | null][] = [
   [MessageStoreError, null],
-  [ValidationError, "VALIDATION"],
-  [IntegrityError, "INTEGRITY"],
-  [NotFoundError, "NOT_FOUND"],
-  [ConnectionError, "CONNECTION"],
-  [CorruptDataError, "CORRUPT_DATA"],
-  [StoreClosedError, "STORE_CLOSED"],
-  [StoreLockedError, "STORE_LOCKED"],
-  [ConfigurationError, "CONFIGURATION"],
-  [StorageError, "STORAGE"],
-  [UnsupportedOperationError, "UNSUPPORTED"],
+  [ValidationError, ["VALIDATION"]],
+  [IntegrityError, ["INTEGRITY"]],
+  [NotFoundError, ["NOT_FOUND"]],
+  [ConnectionError, ["CONNECTION", "OUTCOME_UNKNOWN"]],
+  [OutcomeUnknownError, ["OUTCOME_UNKNOWN"]],
+  [CorruptDataError, ["CORRUPT_DATA"]],
+  [StoreClosedError, ["STORE_CLOSED"]],
+  [StoreLockedError, ["STORE_LOCKED"]],
+  [ConfigurationError, ["CONFIGURATION"]],
+  [StorageError, ["STORAGE"]],
+  [UnsupportedOperationError, ["UNSUPPORTED"]],
 ];
 for (const [cls, code] of CODES) Object.defineProperty(cls, CLASS_CODE, { value: code });
 

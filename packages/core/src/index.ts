@@ -37,6 +37,7 @@ export {
   type MessageStoreErrorCode,
   type MessageStoreErrorOptions,
   NotFoundError,
+  OutcomeUnknownError,
   StorageError,
   StoreClosedError,
   StoreLockedError,

@@ -7,6 +7,7 @@ import {
   isMessageStoreError,
   MessageStoreError,
   NotFoundError,
+  OutcomeUnknownError,
   StorageError,
   StoreClosedError,
   StoreLockedError,
@@ -22,6 +23,7 @@ describe("error classes", () => {
     [new IntegrityError("m", opts), "INTEGRITY", "IntegrityError"],
     [new NotFoundError("m", opts), "NOT_FOUND", "NotFoundError"],
     [new ConnectionError("m", opts), "CONNECTION", "ConnectionError"],
+    [new OutcomeUnknownError("m", opts), "OUTCOME_UNKNOWN", "OutcomeUnknownError"],
     [new CorruptDataError("m", "file.json:3", opts), "CORRUPT_DATA", "CorruptDataError"],
     [new StoreClosedError(opts), "STORE_CLOSED", "StoreClosedError"],
     [new StoreLockedError("m", opts), "STORE_LOCKED", "StoreLockedError"],
@@ -51,6 +53,32 @@ describe("error classes", () => {
     const cause = new Error("driver");
     expect(new StorageError("disk", { cause }).cause).toBe(cause);
     expect("cause" in new StorageError("disk")).toBe(false);
+  });
+});
+
+describe("OutcomeUnknownError", () => {
+  it("is a ConnectionError with its own code, and says the write may be stored and a retry is safe", () => {
+    const error = new OutcomeUnknownError("the connection was lost", opts);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.code).toBe("OUTCOME_UNKNOWN");
+    expect(error.message).toMatch(
+      /the connection was lost; the write may have been stored or not, and retrying it is safe/,
+    );
+    // A plain ConnectionError is not one, and the check works by brand across copies of core.
+    expect(new ConnectionError("m")).not.toBeInstanceOf(OutcomeUnknownError);
+    const foreign = Object.assign(new Error("x"), { code: "OUTCOME_UNKNOWN" });
+    Object.defineProperty(foreign, Symbol.for("@message-store/core/MessageStoreError"), {
+      value: true,
+    });
+    expect(foreign).toBeInstanceOf(OutcomeUnknownError);
+    expect(foreign).toBeInstanceOf(ConnectionError);
+    expect(foreign).not.toBeInstanceOf(StorageError);
+  });
+
+  it("scrubs passwords as ConnectionError does", () => {
+    const error = new OutcomeUnknownError("lost postgres://u:hunter2@h/db");
+    expect(error.message).not.toMatch(/hunter2/);
   });
 });
 

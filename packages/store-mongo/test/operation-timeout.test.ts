@@ -1,4 +1,4 @@
-import { ConnectionError } from "@message-store/core";
+import { ConnectionError, OutcomeUnknownError } from "@message-store/core";
 import { TcpProxy } from "@message-store/test-servers";
 import { MongoClient } from "mongodb";
 import { afterEach, describe, expect, it } from "vitest";
@@ -67,9 +67,13 @@ describe("operation_timeout_ms bounds every call", () => {
       expect(ms, `call ${i}`).toBeGreaterThanOrEqual(1_450);
       expect(ms, `call ${i}`).toBeLessThan(1_500 + SLACK_MS);
     }
+    // The write was sent: the store cannot know whether it was applied, and says so.
+    expect(calls[1]!.error).toBeInstanceOf(OutcomeUnknownError);
     expect((calls[1]!.error as Error).message).toMatch(
-      /its writes may or may not have been applied/,
+      /the write may have been stored or not, and retrying it is safe/,
     );
+    expect(calls[0]!.error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect(calls[2]!.error).not.toBeInstanceOf(OutcomeUnknownError);
     // close() does not wait for the partitioned server either.
     const closing = timed(store.close());
     proxy.heal();

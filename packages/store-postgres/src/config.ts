@@ -7,6 +7,8 @@ export const ADAPTER = "postgres";
 
 const Positive = z.number().int().min(1);
 
+/** Default server-side `statement_timeout` of the store's own pool, in ms. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 /** Default `replica_cooldown_ms`. */
 export const DEFAULT_REPLICA_COOLDOWN_MS = 30_000;
 const NonNegative = z.number().int().min(0);
@@ -80,17 +82,21 @@ export const PostgresConfigSchema = z
       })
       .optional(),
     /**
-     * Server-side `statement_timeout` (and `idle_in_transaction_session_timeout`) of every
-     * connection of the store's own pool, in ms; 0 sets none. Default 30000 (see
-     * {@link callTimeouts}).
+     * Server-side `statement_timeout` (and `idle_in_transaction_session_timeout`, and on
+     * PostgreSQL 17+ `transaction_timeout`) of every connection of the store's own pool, in ms; 0
+     * sets none. Default 30000 (see {@link callTimeouts}). A statement it ends is a definite
+     * rejection: nothing of it is stored.
      */
     statement_timeout_ms: NonNegative.optional(),
     /** How long to wait for a connection, or for a free pooled one, in ms (default 10000). */
     connect_timeout_ms: Positive.default(10_000),
     /**
-     * How long the store waits for the server's answer to one statement, in ms, before it
-     * cancels the statement on the server (default `statement_timeout_ms` + 5000, or 60000
-     * without a server-side timeout; see {@link callTimeouts}).
+     * How long the store waits for the server's answer to one statement, in ms, before it asks
+     * the server to cancel it (default `statement_timeout_ms` + 5000, or 60000 without a
+     * server-side timeout; see {@link callTimeouts}). It must exceed `statement_timeout_ms`: the
+     * server's timeout decides slow statements (a definite rejection, nothing stored); this one
+     * only catches a server that stopped answering or a lost connection, after which a write
+     * rejects with `OutcomeUnknownError`.
      */
     query_timeout_ms: Positive.optional(),
     /**
@@ -171,6 +177,16 @@ export const PostgresConfigSchema = z
     (c) => !c.transaction_pooler || !c.statement_timeout_ms,
     "statement_timeout_ms cannot pass through a transaction-mode pooler; set statement_timeout on the role (ALTER ROLE … SET statement_timeout) or in PgBouncer's connect_query",
   )
+  .superRefine((c, ctx) => {
+    const statement = c.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    const sent = c.pool === undefined && !c.transaction_pooler && statement > 0;
+    if (c.query_timeout_ms === undefined || !sent || c.query_timeout_ms > statement) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["query_timeout_ms"],
+      message: `query_timeout_ms (${c.query_timeout_ms}) must exceed statement_timeout_ms (${statement}${c.statement_timeout_ms === undefined ? ", the default" : ""}): the server's timeout decides slow statements, a definite rejection with nothing stored, while the client's only catches a server that stopped answering, after which a write's outcome is unknown`,
+    });
+  })
   .refine(
     (c) => c.pool === undefined || c.statement_timeout_ms === undefined,
     "statement_timeout_ms applies to pools the store creates from a dsn; set statement_timeout on your own pool instead",
@@ -189,8 +205,6 @@ export interface ReplicaPolicy {
 /** The configuration with every default filled. */
 export type ResolvedPostgresConfig = z.output<typeof PostgresConfigSchema>;
 
-/** Default server-side `statement_timeout` of the store's own pool, in ms. */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 /** How much longer than the server-side timeout the store waits before it cancels, in ms. */
 const QUERY_TIMEOUT_MARGIN_MS = 5_000;
 /** The store's wait for an answer when there is no server-side timeout, in ms. */

@@ -28,10 +28,20 @@ const NETWORK_CODES = new Set([
 
 /**
  * SQLSTATEs that mean the connection is unusable or was refused: 57P01–57P03 (admin shutdown,
- * crash shutdown, cannot connect now), 53300 (too many connections), 28xxx (authentication),
- * 3D000 (no such database); the whole class 08 (connection exception) is matched separately.
+ * crash shutdown, cannot connect now), 25P03/25P04 (the server ended the session at
+ * `idle_in_transaction_session_timeout` / `transaction_timeout`), 53300 (too many connections),
+ * 28xxx (authentication), 3D000 (no such database); the whole class 08 (connection exception) is
+ * matched separately.
  */
-const SERVER_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "53300", "3D000"]);
+const SERVER_CONNECTION_CODES = new Set([
+  "57P01",
+  "57P02",
+  "57P03",
+  "25P03",
+  "25P04",
+  "53300",
+  "3D000",
+]);
 
 /** Messages of driver-side failures that carry no code. */
 const CONNECTION_MESSAGES =

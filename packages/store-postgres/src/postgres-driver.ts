@@ -53,8 +53,9 @@ const DAY_MS = 86_400_000;
  * The PostgreSQL driver of a message store (open one with `PostgresMessageStore.open`). Every
  * call is one statement on one pooled connection, and the request's scope is part of that
  * statement (see `sql/queries.ts`): batches, session writes, deletions and the ownership rules
- * are atomic because each is a single statement. A write commits only when its answer arrived
- * within `query_timeout_ms`: one that rejects was not stored (see the README's "Timeouts").
+ * are atomic because each is a single statement, sent in one round trip. A write rejected with
+ * `ConnectionError` was not stored; one whose answer never came rejects with
+ * `OutcomeUnknownError` and is safe to retry (see the README's "Timeouts").
  */
 export class PostgresDriver implements MessageStoreDriver {
   readonly name = ADAPTER;

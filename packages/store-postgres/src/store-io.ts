@@ -27,7 +27,7 @@ interface Reader {
 
 /**
  * The store's statements as models: runs a statement through the runner (reads as reads, writes
- * with their deferred commit) and maps its rows, naming the table in `CorruptDataError`s.
+ * as writes, whose lost answer is an `OutcomeUnknownError`) and maps its rows, naming the table in `CorruptDataError`s.
  */
 export class StoreIo {
   readonly #runner: StatementRunner;

@@ -197,7 +197,11 @@ describe("configuration", () => {
       [{}, { statementTimeoutMs: 30_000, queryTimeoutMs: 35_000 }],
       [{ statement_timeout_ms: 1_000 }, { statementTimeoutMs: 1_000, queryTimeoutMs: 6_000 }],
       [{ statement_timeout_ms: 0 }, { statementTimeoutMs: null, queryTimeoutMs: 60_000 }],
-      [{ query_timeout_ms: 2_500 }, { statementTimeoutMs: 30_000, queryTimeoutMs: 2_500 }],
+      [{ query_timeout_ms: 32_500 }, { statementTimeoutMs: 30_000, queryTimeoutMs: 32_500 }],
+      [
+        { statement_timeout_ms: 0, query_timeout_ms: 700 },
+        { statementTimeoutMs: null, queryTimeoutMs: 700 },
+      ],
       [
         { pool, dsn: undefined },
         { statementTimeoutMs: null, queryTimeoutMs: 60_000 },
@@ -212,6 +216,47 @@ describe("configuration", () => {
       const resolved = PostgresConfigSchema.parse({ dsn: "postgres://h/db", ...extra });
       expect(callTimeouts(resolved), JSON.stringify(Object.keys(extra))).toEqual(expected);
     }
+  });
+
+  it("refuses a query_timeout_ms not above the server's statement_timeout_ms (given or default)", () => {
+    const cases = [
+      [
+        { query_timeout_ms: 2_500 },
+        /query_timeout_ms \(2500\) must exceed statement_timeout_ms \(30000, the default\)/,
+      ],
+      [
+        { statement_timeout_ms: 1_000, query_timeout_ms: 1_000 },
+        /query_timeout_ms \(1000\) must exceed statement_timeout_ms \(1000\)/,
+      ],
+    ] as const;
+    for (const [extra, message] of cases) {
+      const result = PostgresConfigSchema.safeParse({ dsn: "postgres://h/db", ...extra });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.path).toEqual(["query_timeout_ms"]);
+      expect(result.error?.issues[0]?.message).toMatch(message);
+    }
+    // Where the store sets no server timeout, the client's is the only one.
+    for (const extra of [
+      { statement_timeout_ms: 0, query_timeout_ms: 100 },
+      { transaction_pooler: true, query_timeout_ms: 100 },
+    ]) {
+      expect(PostgresConfigSchema.safeParse({ dsn: "postgres://h/db", ...extra }).success).toBe(
+        true,
+      );
+    }
+  });
+
+  it("open() refuses that configuration with ConfigurationError before any I/O", async () => {
+    const error = await PostgresMessageStore.open({
+      storage: "postgres",
+      dsn: "postgres://127.0.0.1:1/none",
+      statement_timeout_ms: 5_000,
+      query_timeout_ms: 4_000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(
+      /query_timeout_ms \(4000\) must exceed statement_timeout_ms \(5000\)/,
+    );
   });
 
   it("leaves a caller-owned pool open and untouched on close", async () => {

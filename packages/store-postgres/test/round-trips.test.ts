@@ -5,12 +5,28 @@ import { PostgresMessageStore } from "../src/index.js";
 import { conversation, message, trace, useDatabase } from "./helpers.js";
 
 /**
- * Issue #6: every contract call is one statement on one pooled connection. A client subclass
- * counts every statement sent on any connection; the pool's `acquire` event counts checkouts.
+ * Issue #6: every contract call is one statement on one pooled connection; issue #26: in one
+ * round trip. A client subclass counts every statement sent on any connection, and every Sync
+ * and Flush message it sends: each is a point where the client waits for the server's answer,
+ * so their number is the number of round trips (a write whose commit waited for a second
+ * message, as before #26, counted two). The pool's `acquire` event counts checkouts.
  */
 
 let statements = 0;
+let roundTrips = 0;
 class CountingClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super(config);
+    const wire = this.connection as unknown as { sync(): void; flush(): void };
+    for (const method of ["sync", "flush"] as const) {
+      const send = wire[method].bind(wire);
+      wire[method] = () => {
+        roundTrips++;
+        send();
+      };
+    }
+  }
+
   override query(...args: any[]): any {
     statements++;
     return (super.query as any)(...args);
@@ -36,20 +52,39 @@ afterAll(async () => {
 
 async function count(
   call: () => Promise<unknown>,
-): Promise<{ statements: number; checkouts: number }> {
+): Promise<{ statements: number; checkouts: number; roundTrips: number }> {
   statements = 0;
   checkouts = 0;
+  roundTrips = 0;
   await call().catch((e: unknown) => {
     if (!(e instanceof IntegrityError)) throw e;
   });
-  return { statements, checkouts };
+  return { statements, checkouts, roundTrips };
 }
 
-const ONE = { statements: 1, checkouts: 1 };
+const ONE = { statements: 1, checkouts: 1, roundTrips: 1 };
 const bytes = (text: string) => new TextEncoder().encode(text);
 const json = (text: string) => ({ type: "json", data: bytes(text) });
 
 describe("one round trip per contract call", () => {
+  it("counts a write's deferred commit as a second round trip (the counter can fail)", async () => {
+    // What the store did before #26: Execute with a row count makes pg send Flush, and the
+    // commit waits for the Sync sent after the result.
+    const client = await pool.connect();
+    try {
+      roundTrips = 0;
+      const query = new pg.Query({ text: "SELECT 1", rows: 1_000 } as pg.QueryConfig);
+      await new Promise<void>((resolve, reject) => {
+        query.on("end", () => resolve());
+        query.on("error", reject);
+        client.query(query);
+      });
+      expect(roundTrips).toBe(2);
+    } finally {
+      client.release();
+    }
+  });
+
   const batch = Array.from({ length: 500 }, (_, i) => message(`b${i}`, "c1", 10 + (i % 7)));
   const calls: [string, () => Promise<unknown>][] = [
     ["storeConversation", () => store.storeConversation(conversation("c1"))],
@@ -61,6 +96,7 @@ describe("one round trip per contract call", () => {
         const first = await store.getConversationsByUserId("u1", { limit: 1 });
         statements = 0;
         checkouts = 0;
+        roundTrips = 0;
         return store.getConversationsByUserId("u1", { limit: 1, cursor: first.nextCursor });
       },
     ],
@@ -235,11 +271,9 @@ describe("one round trip per contract call", () => {
   });
 
   it("no round trip at all for empty work", async () => {
-    expect(await count(() => store.storeMessages([]))).toEqual({ statements: 0, checkouts: 0 });
-    expect(await count(() => store.getImmediateContext("c1", 0))).toEqual({
-      statements: 0,
-      checkouts: 0,
-    });
+    const none = { statements: 0, checkouts: 0, roundTrips: 0 };
+    expect(await count(() => store.storeMessages([]))).toEqual(none);
+    expect(await count(() => store.getImmediateContext("c1", 0))).toEqual(none);
   });
 
   it("an integrity failure returns the connection to the pool instead of closing it", async () => {

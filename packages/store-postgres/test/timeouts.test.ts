@@ -1,4 +1,4 @@
-import { ConnectionError } from "@message-store/core";
+import { ConnectionError, OutcomeUnknownError } from "@message-store/core";
 import { TcpProxy } from "@message-store/test-servers";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -40,6 +40,27 @@ async function lock(sql: string): Promise<{ release(): Promise<void> }> {
   };
   cleanup.push(release);
   return { release };
+}
+
+async function messageCount(id: string): Promise<number> {
+  const { rows } = await withClient(db.url(), (c) =>
+    c.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE id = $1", [id]),
+  );
+  return rows[0]!.n;
+}
+
+/** Retries `call` until it resolves (a slot held by the backend reaper came back). */
+async function untilAnswered(call: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const ok = await call().then(
+      () => true,
+      () => false,
+    );
+    if (ok) return;
+    expect(Date.now(), "the slot never came back").toBeLessThan(deadline);
+    await sleep(200);
+  }
 }
 
 async function messageExists(id: string): Promise<boolean> {
@@ -119,48 +140,81 @@ describe("query_timeout_ms: a call without an answer is cancelled on the server"
   });
 
   for (const when of ["before", "after"] as const) {
-    it(`a partition ${when} the statement reaches the server: rejected after query_timeout_ms + grace, never committed, its slot held until the backend is gone`, async () => {
+    it(`a partition ${when} the statement reaches the server: OutcomeUnknownError after query_timeout_ms + grace, its slot held until the backend is gone, and a retry stores it once`, async () => {
       const p = await proxy();
       const s = await store(
         { query_timeout_ms: 400, statement_timeout_ms: 0, pool_max: 1, connect_timeout_ms: 500 },
         p.url(db.url()),
       );
-      await s.storeConversation(conversation("part"));
+      await s.storeConversation(conversation(`part-${when}`));
       if (when === "before") p.partition();
       else p.delayReplies(60_000); // the statement runs; its answer and everything after is held
-      const write = timed(s.storeMessage(message(`m-${when}`, "part", 10)));
+      const write = timed(s.storeMessage(message(`m-${when}`, `part-${when}`, 10)));
       if (when === "after") {
         await sleep(150);
         p.partition();
       }
       const { error, ms } = await write;
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect((error as OutcomeUnknownError).code).toBe("OUTCOME_UNKNOWN");
       expect((error as Error).message).toMatch(
-        /did not answer within query_timeout_ms \(400 ms\) \+ 2000 ms; the connection was dropped before the commit, so nothing was stored/,
+        /did not answer within query_timeout_ms \(400 ms\) \+ 2000 ms; the connection was dropped; the write may have been stored or not, and retrying it is safe/,
       );
       expect(ms).toBeGreaterThanOrEqual(400 + GRACE_MS - 50);
       expect(ms).toBeLessThan(400 + GRACE_MS + SLACK_MS);
       // The only slot is held while the server may still run the backend: the next call waits
       // for a connection and gives up after connect_timeout_ms.
-      const blocked = await timed(s.getConversation("part"));
+      const blocked = await timed(s.getConversation(`part-${when}`));
       expect((blocked.error as Error).message).toMatch(/timeout exceeded when trying to connect/);
       p.delayReplies(0);
       p.heal();
-      // Healed: whatever the server received runs, but without the commit it rolls back; the
-      // backend is terminated and the slot returns.
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const ok = await s.getConversation("part").then(
-          () => true,
-          () => false,
-        );
-        if (ok) break;
-        expect(Date.now(), "the slot never came back").toBeLessThan(deadline);
-        await sleep(200);
-      }
-      expect(await messageExists(`m-${when}`)).toBe(false);
+      // Healed: the backend is terminated and the slot returns.
+      await untilAnswered(() => s.getConversation(`part-${when}`));
+      // With the Sync sent alongside the statement, the write ran (after) or may run (before,
+      // delivered late) to its commit: whatever it did, the retry leaves exactly one copy.
+      await s.storeMessage(message(`m-${when}`, `part-${when}`, 10));
+      expect(await messageCount(`m-${when}`)).toBe(1);
+      expect((await s.getMessagesByConversationId(`part-${when}`)).items.map((m) => m.id)).toEqual([
+        `m-${when}`,
+      ]);
       expect(await backends()).toBeLessThanOrEqual(2);
     });
   }
+
+  it("the answer to the commit is lost (the proxy drops the server's replies): OutcomeUnknownError, the write is stored, a retry leaves one copy", async () => {
+    const p = await proxy();
+    const s = await store(
+      { query_timeout_ms: 400, statement_timeout_ms: 0, pool_max: 1, connect_timeout_ms: 500 },
+      p.url(db.url()),
+    );
+    await s.storeConversation(conversation("lost"));
+    p.dropReplies();
+    const { error } = await timed(s.storeMessage(message("m-lost", "lost", 10)));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    // The server committed: the write was stored although the store could not say so.
+    expect(await messageCount("m-lost")).toBe(1);
+    p.heal();
+    await untilAnswered(() => s.getConversation("lost"));
+    const retried = await s.storeMessage(message("m-lost", "lost", 10));
+    expect(retried.id).toBe("m-lost");
+    expect(await messageCount("m-lost")).toBe(1);
+    expect((await s.getMessagesByConversationId("lost")).items).toHaveLength(1);
+  });
+
+  it("a read without an answer stays a plain ConnectionError", async () => {
+    const p = await proxy();
+    const s = await store(
+      { query_timeout_ms: 300, statement_timeout_ms: 0, pool_max: 1 },
+      p.url(db.url()),
+    );
+    await s.storeConversation(conversation("read-lost"));
+    p.dropReplies();
+    const { error } = await timed(s.getConversation("read-lost"));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect((error as ConnectionError).code).toBe("CONNECTION");
+    p.heal();
+  });
 
   it("a write whose backend is terminated mid-statement says nothing was stored", async () => {
     const s = await store({ statement_timeout_ms: 0 });
@@ -181,14 +235,59 @@ describe("query_timeout_ms: a call without an answer is cancelled on the server"
   });
 });
 
+describe("statement_timeout_ms: the server decides a slow write", () => {
+  it("a write the server's statement_timeout ends is a definite rejection, nothing stored", async () => {
+    const s = await store({ statement_timeout_ms: 300, pool_max: 1 });
+    await s.storeConversation(conversation("st"));
+    const held = await lock("SELECT * FROM conversations WHERE id = 'st' FOR UPDATE");
+    const { error } = await timed(s.storeMessage(message("m-st", "st", 10)));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect((error as Error).message).toMatch(
+      /cancelled on the server, usually by statement_timeout_ms; nothing was stored/,
+    );
+    await held.release();
+    await sleep(100);
+    expect(await messageExists("m-st")).toBe(false);
+    // The connection survived and is reused.
+    await s.storeMessage(message("m-st2", "st", 11));
+    expect(await backends()).toBe(1);
+  });
+});
+
 describe("defaults and close()", () => {
-  it("the store's own pool sets a 30 s statement_timeout and idle_in_transaction_session_timeout", async () => {
+  it("the store's own pool sets a 30 s statement_timeout, idle_in_transaction_session_timeout and (17+) transaction_timeout", async () => {
     const s: PostgresMessageStore = await store();
     const { rows } = await s.driver.pool.query(
-      "SELECT current_setting('statement_timeout') AS st, current_setting('idle_in_transaction_session_timeout') AS it",
+      "SELECT current_setting('statement_timeout') AS st, current_setting('idle_in_transaction_session_timeout') AS it, current_setting('server_version_num')::int AS v, current_setting('transaction_timeout', true) AS tt",
     );
-    expect(rows[0]).toEqual({ st: "30s", it: "30s" });
+    expect({ st: rows[0].st, it: rows[0].it }).toEqual({ st: "30s", it: "30s" });
+    // A second after statement_timeout, so the statement's own timeout (which keeps the
+    // session) always fires first.
+    expect(rows[0].tt).toBe(rows[0].v >= 170_000 ? "31s" : null);
     expect((s.driver.pool.options as pg.PoolConfig).query_timeout).toBeUndefined();
+  });
+
+  it("sends transaction_timeout to every new connection of a server that has it, and only to the first of one that does not", async () => {
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+      if (text?.includes("transaction_timeout")) sent.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const s = await store({ pool_min: 0, pool_max: 3 });
+      const clients = await Promise.all([1, 2, 3].map(() => s.driver.pool.connect()));
+      const { rows } = await clients[0]!.query(
+        "SELECT current_setting('server_version_num')::int AS v",
+      );
+      for (const c of clients) c.release();
+      // Every connection the pool opened, the one of the migration at open included.
+      expect(sent.length).toBe(rows[0].v >= 170_000 ? s.driver.pool.totalCount : 1);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
   });
 
   it("statement_timeout_ms: 0 sets no server-side timeout", async () => {

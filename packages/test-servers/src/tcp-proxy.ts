@@ -4,7 +4,8 @@ import { connect, createServer, type Server, type Socket } from "node:net";
  * A TCP proxy in front of a real server, for faults a server cannot be asked to produce on
  * demand: `partition()` stops moving bytes (and ends) in both directions, like a network that
  * drops everything, until `heal()` delivers what was held back, in order; `delayReplies(ms)` holds
- * each chunk from the server for `ms` before passing it on.
+ * each chunk from the server for `ms` before passing it on; `dropReplies()` discards every chunk
+ * from the server (an answer lost on the way back) until `heal()`.
  */
 export class TcpProxy {
   readonly #server: Server;
@@ -12,6 +13,7 @@ export class TcpProxy {
   readonly #held: (() => void)[] = [];
   #partitioned = false;
   #replyDelayMs = 0;
+  #dropReplies = false;
 
   private constructor(server: Server) {
     this.#server = server;
@@ -43,8 +45,14 @@ export class TcpProxy {
     this.#partitioned = true;
   }
 
+  /** Discards what the server sends from now on, until `heal()`; the client's bytes still pass. */
+  dropReplies(): void {
+    this.#dropReplies = true;
+  }
+
   heal(): void {
     this.#partitioned = false;
+    this.#dropReplies = false;
     for (const deliver of this.#held.splice(0)) deliver();
   }
 
@@ -70,7 +78,9 @@ export class TcpProxy {
       else deliver();
     };
     client.on("data", (chunk) => pass(() => upstream.write(chunk)));
-    upstream.on("data", (chunk) => pass(() => client.write(chunk), this.#replyDelayMs));
+    upstream.on("data", (chunk) => {
+      if (!this.#dropReplies) pass(() => client.write(chunk), this.#replyDelayMs);
+    });
     client.on("end", () => pass(() => upstream.end()));
     upstream.on("end", () => pass(() => client.end()));
     client.on("close", () => pass(() => upstream.destroy()));

@@ -83,8 +83,10 @@ export interface StoreCapabilities {
  *   never make a later page repeat or skip a row that existed when the first page was read.
  *   Each page is one consistent read: a concurrent write (a batch, a cascade, an erasure) is in
  *   it entirely or not at all, also when the writer is another store instance (connection).
- * - A lost or unreachable backend rejects with `ConnectionError`; every call after `close()`
- *   rejects with `StoreClosedError`.
+ * - A lost or unreachable backend rejects with `ConnectionError`; a write that was sent and
+ *   whose answer never came rejects with `OutcomeUnknownError` (a `ConnectionError`): it may have
+ *   been stored, and repeating the call is safe (see its TSDoc for each write). Every call after
+ *   `close()` rejects with `StoreClosedError`.
  *
  * Ownership and tenancy, enforced atomically inside every write on every adapter
  * (`IntegrityError`, nothing stored):

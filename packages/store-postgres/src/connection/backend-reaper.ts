@@ -29,8 +29,9 @@ export interface Retiree {
  * does the slot go back to the pool. A connection that merely cannot be reused is ended politely,
  * and only looked up if the server does not close it within {@link END_GRACE_MS}.
  *
- * Terminating an abandoned backend is safe: a write's commit is the Sync the store never sent
- * (see `DeferredCommitQuery`), so its transaction can only roll back.
+ * Terminating an abandoned backend changes no outcome the caller was told: a write on it was
+ * reported as `OutcomeUnknownError` (it may have committed before the server froze), and one
+ * still running when the backend is terminated rolls back.
  */
 export class BackendReaper {
   readonly #config: pg.ClientConfig | null;
@@ -82,7 +83,7 @@ export class BackendReaper {
 
   /**
    * Gives every held slot back and stops looking (the store is closing). Backends of a server
-   * that never answered again may outlive the store; an abandoned write still cannot commit.
+   * that never answered again may outlive the store.
    */
   close(): void {
     this.#closed = true;

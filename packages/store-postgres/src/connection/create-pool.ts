@@ -7,6 +7,13 @@ import { within } from "./timing.js";
 /** The `application_name` of the store's own connections, as `pg_stat_activity` shows it. */
 export const APPLICATION_NAME = "message-store";
 
+/** How much later than `statement_timeout` the session's `transaction_timeout` fires, in ms. */
+export const TRANSACTION_TIMEOUT_MARGIN_MS = 1_000;
+
+/** Sets `transaction_timeout` ($1, ms) on a server that has it (17+), does nothing elsewhere. */
+const TRANSACTION_TIMEOUT_SQL = `SELECT set_config('transaction_timeout', $1, false)
+ WHERE current_setting('server_version_num')::int >= 170000`;
+
 /** The connections of each pool made here, so that ending it can drop those the server never closes. */
 const connectionsOf = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
 
@@ -14,10 +21,11 @@ const connectionsOf = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
  * The pool a store owns when it is given a `dsn`: `pool_min`/`pool_max` as the pool's
  * `min`/`max`, `connect_timeout_ms` as `connectionTimeoutMillis` (a connection attempt, and a wait
  * for a free pooled connection, fails after it), `statement_timeout_ms` (default 30 s) as the
- * server-side `statement_timeout` and `idle_in_transaction_session_timeout` of every connection,
- * TCP keepalive after 10 s so a dead peer is noticed. No client-side `query_timeout`: the store
- * enforces `query_timeout_ms` itself, cancelling on the server (see `StatementRunner`), since
- * `pg`'s own read timeout abandons a statement that then still runs, and commits, on the server.
+ * server-side `statement_timeout` and `idle_in_transaction_session_timeout`, and (PostgreSQL 17+)
+ * `transaction_timeout` 1 s later, of every connection, TCP keepalive after 10 s so a dead peer
+ * is noticed. No client-side `query_timeout`: the store enforces `query_timeout_ms` itself,
+ * cancelling on the server first (see `StatementRunner`), since `pg`'s own read timeout abandons
+ * a statement that then still runs on the server.
  */
 export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg.Pool {
   const { statementTimeoutMs } = callTimeouts(config);
@@ -32,11 +40,30 @@ export function createPool(config: ResolvedPostgresConfig & { dsn: string }): pg
   };
   if (statementTimeoutMs !== null) {
     options.statement_timeout = statementTimeoutMs;
-    // A write waits for the store's commit between its result and the Sync; a client that
-    // vanished there would otherwise hold its locks until TCP keepalive gives up on it.
+    // No statement of the store leaves a transaction open, but a caller's or an operator's
+    // session on the store's pool must not hold locks for longer than a statement may run.
     options.idle_in_transaction_session_timeout = statementTimeoutMs;
   }
   const pool = new pg.Pool(options);
+  if (statementTimeoutMs !== null) {
+    // `transaction_timeout` exists from PostgreSQL 17; a startup parameter the server does not
+    // know would refuse the login, so it is set once per connection, queued before its first
+    // statement, and only where the server has it. It ends the whole session (FATAL 25P04), so
+    // it comes a margin after `statement_timeout`, which cancels the statement and keeps the
+    // connection: a backstop for a transaction no statement timeout covers.
+    const transactionTimeoutMs = statementTimeoutMs + TRANSACTION_TIMEOUT_MARGIN_MS;
+    // Learnt from the first connection: an older server costs that one statement, no more.
+    let serverHasIt: boolean | null = null;
+    pool.on("connect", (client) => {
+      if (serverHasIt === false) return;
+      client.query(TRANSACTION_TIMEOUT_SQL, [String(transactionTimeoutMs)]).then(
+        (result) => {
+          serverHasIt = result.rows.length > 0;
+        },
+        () => {},
+      );
+    });
+  }
   // An idle pooled connection that dies (server restart) is emitted here; without a listener
   // Node would crash. The pool has already discarded it and the next query reconnects.
   pool.on("error", () => {});

@@ -1,11 +1,10 @@
-import { ConnectionError } from "@message-store/core";
+import { ConnectionError, OutcomeUnknownError } from "@message-store/core";
 import pg from "pg";
 import { columnTypes } from "../column-types.js";
 import { isConnectionFailure, toStoreError } from "../errors.js";
 import { clientClassOf } from "../store-options.js";
 import { BackendReaper, type Retiree } from "./backend-reaper.js";
 import { sendCancelRequest } from "./cancel-request.js";
-import { DeferredCommitQuery } from "./deferred-commit-query.js";
 import { StatementNames } from "./statement-names.js";
 import { within } from "./timing.js";
 
@@ -26,6 +25,9 @@ interface ClientInternals {
   port?: number;
 }
 
+/** SQLSTATE of a cancelled statement: `statement_timeout`, or a cancel request. */
+const QUERY_CANCELED = "57014";
+
 type Outcome<R extends pg.QueryResultRow> =
   | { error: Error; result?: undefined }
   | { error?: undefined; result: pg.QueryResult<R> };
@@ -41,24 +43,26 @@ function mayOutliveClient(error: unknown): boolean {
 }
 
 /**
- * Runs each statement on one pooled connection and makes a rejected write one that never
- * commits. Reads are plain statements. Writes commit only when the store sends the Sync after
- * their result (see {@link DeferredCommitQuery}), so the outcome a caller sees is the outcome:
+ * Runs each statement on one pooled connection, in one round trip: `pg` sends Parse, Bind,
+ * Execute and Sync at once, and the server commits a write at the Sync. What decides a slow
+ * write is the server's own `statement_timeout` (the store's pool sets it from
+ * `statement_timeout_ms`, and configuration keeps `query_timeout_ms` above it): a definite
+ * rejection, nothing stored. `queryTimeoutMs` only guards a server that stops answering or a
+ * connection that is lost:
  *
- * - The answer arrives within `queryTimeoutMs`: the write commits and resolves, or its error
- *   rejects (nothing stored).
+ * - The answer arrives within `queryTimeoutMs`: the call resolves, or its error rejects. A
+ *   server error (a timeout or cancellation included) on a write means nothing was stored.
  * - No answer by then: the store asks the server to cancel the statement (a CancelRequest on a
- *   connection of its own) and waits up to {@link CANCEL_GRACE_MS} more for the outcome. A
- *   statement that finished meanwhile commits and resolves; a cancelled one rejects with
- *   `ConnectionError`, nothing stored.
- * - Still no answer (a frozen or unreachable server): the store drops the connection without
- *   having sent the Sync, so the server can only roll the write back, and rejects with
- *   `ConnectionError`. The connection's pool slot stays occupied until the backend is gone
- *   (see {@link BackendReaper}), so the server never holds more than `pool_max` of them.
+ *   connection of its own) and waits up to {@link CANCEL_GRACE_MS} more. A statement that
+ *   finished meanwhile resolves; a cancelled one rejects with `ConnectionError`, nothing stored.
+ * - Still no answer (a frozen or unreachable server), or the connection was lost after the
+ *   statement was sent: the store cannot know whether a write committed and rejects it with
+ *   `OutcomeUnknownError` (retrying it is safe: every write is an idempotent upsert by id); a
+ *   read rejects with `ConnectionError`. A dropped connection's pool slot stays occupied until
+ *   the backend is gone (see {@link BackendReaper}), so the server never holds more than
+ *   `pool_max` of them.
  *
- * The only rejection whose write may have been stored: the connection was lost (or the server
- * stopped answering) after the Sync was sent, while the commit itself was in flight; its message
- * says so. Errors other than the store's own are the driver's: the store's `mapError` maps them.
+ * Errors other than the store's own are the driver's: the store's `mapError` maps them.
  */
 export class StatementRunner {
   readonly #pool: Queryable;
@@ -79,7 +83,7 @@ export class StatementRunner {
     this.#names = names;
   }
 
-  /** A statement that changes nothing: committed by `pg` as usual. */
+  /** A statement that changes nothing. */
   read<R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
     values: readonly unknown[] = [],
@@ -87,7 +91,7 @@ export class StatementRunner {
     return this.#run<R>(text, values, false);
   }
 
-  /** A statement that writes: committed only if its answer arrived in time. */
+  /** A statement that writes: a lost answer rejects with `OutcomeUnknownError`. */
   write<R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
     values: readonly unknown[] = [],
@@ -120,18 +124,10 @@ export class StatementRunner {
       broken ??= error;
     };
     client.on("error", onError);
-    let committing = false;
-    let abandoned = false;
     const config: pg.QueryConfig = { text, values: values as unknown[], types: columnTypes };
     const name = this.#names?.nameOf(text);
     if (name !== undefined) config.name = name;
-    const query = write
-      ? new DeferredCommitQuery(config, (q) => {
-          if (abandoned) return;
-          committing = true;
-          q.commit();
-        })
-      : new pg.Query(config);
+    const query = new pg.Query(config);
     const outcome = new Promise<Outcome<R>>((resolve) => {
       (query as { callback?: unknown }).callback = (
         error: Error | null,
@@ -143,15 +139,14 @@ export class StatementRunner {
     let settled = await within(outcome, this.#queryTimeoutMs);
     let cancel: Promise<boolean> | null = null;
     if (settled === "late") {
-      // A commit in flight cannot be cancelled; anything else is asked to stop.
-      const key = committing ? null : backendKeyOf(client);
+      const key = backendKeyOf(client);
       if (key) cancel = sendCancelRequest(key, CANCEL_GRACE_MS);
       settled = await within(outcome, CANCEL_GRACE_MS);
       if (settled === "late") {
-        abandoned = true;
         client.off("error", onError);
         this.#reaper.drop(retireeOf(client));
-        throw this.#unanswered(write, committing);
+        const waited = `PostgreSQL did not answer within query_timeout_ms (${this.#queryTimeoutMs} ms) + ${CANCEL_GRACE_MS} ms; the connection was dropped`;
+        throw write ? new OutcomeUnknownError(waited) : new ConnectionError(waited);
       }
     }
     // Answered. A cancel request still on its way could hit the connection's next statement;
@@ -165,32 +160,49 @@ export class StatementRunner {
     else if (!cancelled) this.#reaper.end(retireeOf(client));
     else client.release();
     if (error === undefined) return result;
-    if (cancel !== null && (error as { code?: unknown }).code === "57014") {
+    const code = (error as { code?: unknown }).code;
+    if (cancel !== null && code === QUERY_CANCELED) {
       throw new ConnectionError(
         `no answer within query_timeout_ms (${this.#queryTimeoutMs} ms): the statement was cancelled on the server${write ? "; nothing was stored" : ""}`,
         { cause: error },
       );
     }
-    if (write && broken !== undefined) {
+    if (!write) throw error;
+    if (code === QUERY_CANCELED) {
       throw new ConnectionError(
-        committing
-          ? `the connection was lost while the write was committing; it may or may not have been stored: ${error.message}`
-          : `the connection was lost before the write was committed; nothing was stored: ${error.message}`,
+        `the statement was cancelled on the server, usually by statement_timeout_ms; nothing was stored: ${error.message}`,
+        { cause: error },
+      );
+    }
+    if (broken !== undefined && !refusedByServer(error, query)) {
+      throw new OutcomeUnknownError(
+        `the connection was lost after the write was sent: ${error.message}`,
+        { cause: error },
+      );
+    }
+    if (broken !== undefined) {
+      throw new ConnectionError(
+        `the connection was lost, and the server ended the write first; nothing was stored: ${error.message}`,
         { cause: error },
       );
     }
     throw error;
   }
+}
 
-  #unanswered(write: boolean, committing: boolean): ConnectionError {
-    const waited = `PostgreSQL did not answer within query_timeout_ms (${this.#queryTimeoutMs} ms) + ${CANCEL_GRACE_MS} ms`;
-    if (!write) return new ConnectionError(`${waited}; the connection was dropped`);
-    return new ConnectionError(
-      committing
-        ? `${waited} while the write was committing; it may or may not have been stored`
-        : `${waited}; the connection was dropped before the commit, so nothing was stored`,
-    );
-  }
+/**
+ * True when the server itself ended the write before committing it: a server error before the
+ * statement completed (the implicit transaction then rolls back), or an `ERROR` (not `FATAL`)
+ * after it, raised by the commit, which rolls back too. A `FATAL` after completion (a backend
+ * terminated once done) may follow a commit.
+ */
+function refusedByServer(error: Error, query: pg.Query): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  // `_result.command` is set by `pg` when CommandComplete arrives (not in `@types/pg`).
+  const completed = Boolean(
+    (query as unknown as { _result?: { command?: unknown } })._result?.command,
+  );
+  return error.severity === "ERROR" || !completed;
 }
 
 function backendKeyOf(client: pg.PoolClient): Retiree["key"] {
