@@ -10,6 +10,7 @@ const NAMES: Record<MessageStoreErrorCode, string> = {
   INTEGRITY: "IntegrityError",
   NOT_FOUND: "NotFoundError",
   CONNECTION: "ConnectionError",
+  OUTCOME_UNKNOWN: "OutcomeUnknownError",
   CORRUPT_DATA: "CorruptDataError",
   STORE_CLOSED: "StoreClosedError",
   STORE_LOCKED: "StoreLockedError",
