@@ -29,6 +29,7 @@ const STORE_ERROR_STATUS: Partial<Record<string, ContentfulStatusCode>> = {
   NOT_FOUND: 404,
   UNSUPPORTED: 400,
   CONNECTION: 503,
+  OUTCOME_UNKNOWN: 503,
   STORE_CLOSED: 503,
 };
 
