@@ -75,7 +75,7 @@ export class PostgresDriver implements MessageStoreDriver {
   readonly #runner: StatementRunner;
   readonly #lagging: LaggingReads;
   readonly #replica: PostgresStoreOptions["replica"] | null;
-  readonly #q: Queries;
+  #q: Queries;
   readonly #cq: ReturnType<typeof checkpointQueries>;
   readonly #io: StoreIo;
   /** Lists, analytics and search may lag behind the last write: a replica may answer them. */
@@ -115,6 +115,7 @@ export class PostgresDriver implements MessageStoreDriver {
         create: resolved.create,
         partitions: resolved.partitions,
       });
+      driver.#q = createQueries(driver.schema, driver.#partitions !== null);
       const [row] = await driver.#io.rows(driver.#q.searchColumns);
       driver.#search = { vector: row?.vector === true, cubes: row?.cubes === true };
       await driver.#lagging.verify();
