@@ -1,5 +1,4 @@
-import { columnList, recordDefinition, recordFields } from "./column-lists.js";
-import { CONVERSATION_WRITE } from "./columns.js";
+import { insertConversationFrom } from "./conversation-insert.js";
 import { raiseRule } from "./sqlstates.js";
 
 /**
@@ -34,12 +33,7 @@ function ensureThread(s: string, lock: "SHARE" | "NO KEY UPDATE"): string {
       FROM ${s}.conversations c WHERE c.id = conv_id FOR ${lock};`;
   return `${read}
   IF NOT FOUND THEN
-    INSERT INTO ${s}.conversations (
-      ${columnList(CONVERSATION_WRITE, "", "      ")})
-    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
-      FROM jsonb_to_record(p_conversation) AS x(
-           ${recordDefinition(CONVERSATION_WRITE, "           ")})
-    ON CONFLICT (id) DO NOTHING;
+    ${insertConversationFrom(s, "p_conversation")}
     created := FOUND;
     IF NOT created THEN -- created meanwhile by another writer
       ${read}
@@ -102,6 +96,7 @@ DECLARE
   conv_id text := p_conversation->>'id';
   ns text := p_checkpoint->>'namespace';
   conv record;
+  sess record;
   created boolean := false;
   msg jsonb;
   stored_ts bigint;
@@ -144,6 +139,7 @@ RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   conv_id text := p_conversation->>'id';
   conv record;
+  sess record;
   created boolean := false;
 BEGIN
   ${ensureThread(s, "SHARE")}

@@ -1,5 +1,6 @@
 import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
-import { CONVERSATION_WRITE, MESSAGE } from "./columns.js";
+import { MESSAGE } from "./columns.js";
+import { insertConversationFrom } from "./conversation-insert.js";
 import { claimId, raiseMoved, takeOver } from "./id-lookups.js";
 import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
@@ -86,12 +87,7 @@ function refuseMoved(): string {
  */
 function sessionTimestamps(s: string): string {
   return `IF p_session IS NOT NULL THEN
-    INSERT INTO ${s}.conversations (
-      ${columnList(CONVERSATION_WRITE, "", "      ")})
-    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
-      FROM jsonb_to_record(p_session) AS x(
-           ${recordDefinition(CONVERSATION_WRITE, "           ")})
-    ON CONFLICT (id) DO NOTHING;
+    ${insertConversationFrom(s, "p_session")}
     IF NOT FOUND THEN
       SELECT c.last_activity_at INTO activity FROM ${s}.conversations c
        WHERE c.id = p_session->>'id' FOR NO KEY UPDATE;
@@ -131,6 +127,7 @@ DECLARE
   activity bigint;
   shift bigint;
   bad record;
+  sess record;
 BEGIN
   ${sessionTimestamps(s)}
   SELECT array_agg(g.conversation_id ORDER BY g.conversation_id COLLATE "C"),
@@ -212,6 +209,7 @@ DECLARE
   shift bigint;
   conversation text;
   bad record;
+  sess record;
   e jsonb;
 BEGIN
   ${sessionTimestamps(s)}
