@@ -25,17 +25,24 @@ const CHECKPOINT_COLUMNS = `cp.conversation_id, cp.namespace, cp.id, cp.parent_i
  * conversation again in each, so Citus routes a read of one thread to one shard (it does not
  * carry the equality through the `LIMIT` subquery).
  */
-function valuesAndWrites(s: string, pin = ""): string {
+function valuesAndWrites(s: string, pin = "", pushdown = false): string {
   const pinned = pin ? ` AND x.conversation_id = ${pin}` : "";
+  // Pushed down to Citus' shards, a set-returning function inside the lateral fails there
+  // ("invalid attnum"): the values are then matched to the checkpoint's versions by key.
+  const values = pushdown
+    ? `FROM ${s}.checkpoint_values x
+   WHERE x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
+     AND x.version = cp.channel_versions ->> x.channel${pinned}`
+    : `FROM jsonb_each_text(cp.channel_versions) AS e(channel, version)
+    JOIN ${s}.checkpoint_values x
+      ON x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
+     AND x.channel = e.channel AND x.version = e.version${pinned}`;
   return `CROSS JOIN LATERAL (
   SELECT array_agg(x.channel ORDER BY x.channel) AS channels,
          array_agg(x.version ORDER BY x.channel) AS versions,
          array_agg(x.type ORDER BY x.channel) AS types,
          array_agg(x.value ORDER BY x.channel) AS data
-    FROM jsonb_each_text(cp.channel_versions) AS e(channel, version)
-    JOIN ${s}.checkpoint_values x
-      ON x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
-     AND x.channel = e.channel AND x.version = e.version${pinned}
+    ${values}
 ) v
 CROSS JOIN LATERAL (
   SELECT array_agg(x.task_id ORDER BY x.task_path, x.task_id, x.idx) AS task_ids,
@@ -52,7 +59,14 @@ CROSS JOIN LATERAL (
 
 const ORDER = "ORDER BY cp.id DESC, cp.conversation_id DESC, cp.namespace DESC";
 
-export function checkpointQueries(schema: string) {
+/**
+ * The checkpoint statements of one schema, for its layout. `partitioned`: `listCheckpoints`
+ * joins the values and writes in the same query level as its `ORDER BY … LIMIT` instead of over a
+ * limited subquery, so that Citus pushes the whole query down to each shard (every join is on the
+ * conversation) and merges the shards' first rows; over a subquery it refuses the laterals
+ * ("complex joins"). The default layout keeps the subquery, which bounds the laterals to the page.
+ */
+export function checkpointQueries(schema: string, partitioned = false) {
   const s = quoteIdent(schema);
   return {
     /**
@@ -93,6 +107,17 @@ ${valuesAndWrites(s, "$1")}`,
         where.push(
           `(cp.id, cp.conversation_id, cp.namespace) < (${p.add(encodeText(id))}, ${p.add(encodeText(conversationId))}, ${p.add(encodeText(namespace))})`,
         );
+      }
+      if (partitioned) {
+        return {
+          text: `SELECT ${CHECKPOINT_COLUMNS}
+  FROM ${s}.checkpoints cp
+  JOIN ${s}.conversations c ON c.id = cp.conversation_id
+${valuesAndWrites(s, pin, true)}
+ WHERE ${where.join("\n   AND ")}
+${ORDER} LIMIT ${p.add(page.take)}`,
+          values: p.values,
+        };
       }
       return {
         text: `SELECT ${CHECKPOINT_COLUMNS}
