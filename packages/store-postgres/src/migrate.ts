@@ -7,6 +7,7 @@ import { isConnectionFailure, toStoreError } from "./errors.js";
 import { type FoundLayout, type Partitions, resolveLayout } from "./layout.js";
 import { checkpointTablesSql } from "./sql/checkpoint-tables.js";
 import { functionsChecksum, functionsSql } from "./sql/functions.js";
+import { idLookupsSql } from "./sql/id-lookups.js";
 import { MIGRATIONS, type Migration } from "./sql/migrations.js";
 import { partitionedVersionOne } from "./sql/partitioned-layout.js";
 import { quoteIdent } from "./sql/quote.js";
@@ -28,7 +29,8 @@ export type LayoutPlan = SchemaPlan | ((partitions: Partitions) => SchemaPlan);
 /**
  * This package's plan for a layout: its migrations and its derived functions. A partitioned
  * schema differs in the steps that create tables, version 1 (see `partitioned-layout.ts`) and
- * version 5 (the checkpoint tables, `checkpoint-tables.ts`): the other steps apply to both
+ * version 5 (the checkpoint tables, `checkpoint-tables.ts`) and version 6 (the id lookups,
+ * `id-lookups.ts`): the other steps apply to both
  * layouts.
  */
 export function packagePlan(partitions: Partitions = null): SchemaPlan {
@@ -38,7 +40,9 @@ export function packagePlan(partitions: Partitions = null): SchemaPlan {
       ? partitionedVersionOne(partitions!)
       : m.version === 5
         ? { ...m, sql: (s) => checkpointTablesSql(s, partitions) }
-        : m;
+        : m.version === 6
+          ? { ...m, sql: (s) => idLookupsSql(s, partitions!) }
+          : m;
   return {
     migrations: partitioned ? MIGRATIONS.map(forLayout) : MIGRATIONS,
     functions: {

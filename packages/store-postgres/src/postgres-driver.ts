@@ -76,8 +76,8 @@ export class PostgresDriver implements MessageStoreDriver {
   readonly #runner: StatementRunner;
   readonly #lagging: LaggingReads;
   readonly #replica: PostgresStoreOptions["replica"] | null;
-  readonly #q: Queries;
-  readonly #cq: ReturnType<typeof checkpointQueries>;
+  #q: Queries;
+  #cq: ReturnType<typeof checkpointQueries>;
   readonly #io: StoreIo;
   /** Lists, analytics and search may lag behind the last write: a replica may answer them. */
   readonly #laggingIo: StoreIo;
@@ -116,6 +116,8 @@ export class PostgresDriver implements MessageStoreDriver {
         create: resolved.create,
         partitions: resolved.partitions,
       });
+      driver.#q = createQueries(driver.schema, driver.#partitions !== null);
+      driver.#cq = checkpointQueries(driver.schema, driver.#partitions !== null);
       const [row] = await driver.#io.rows(driver.#q.searchColumns);
       driver.#search = { vector: row?.vector === true, cubes: row?.cubes === true };
       await driver.#lagging.verify();

@@ -7,12 +7,24 @@ import { conformanceHooks, endOtherSessions, useDatabase } from "./helpers.js";
 // into 4, on the run's server (embedded 18, or MESSAGE_STORE_POSTGRES_URL). A restart ends every
 // session of the database, as on an external server; the durability of a real restart is the
 // same code path as the default layout's, which `conformance.test.ts` stops and starts.
-const db = useDatabase("conformance_partitioned");
+//
+// MESSAGE_STORE_POSTGRES_PARTITIONED_URL names instead a database whose schema a store already
+// created with `partitions` and that was prepared beforehand, e.g. distributed on a Citus
+// cluster (README, "Citus"): the suite then runs there, with the layout it finds.
+const external = process.env.MESSAGE_STORE_POSTGRES_PARTITIONED_URL;
+const db = external ? { url: () => external } : useDatabase("conformance_partitioned");
 
 describeMessageStoreConformance({
-  name: "postgres (partitioned, 4 partitions)",
+  name: external
+    ? "postgres (partitioned, prepared database)"
+    : "postgres (partitioned, 4 partitions)",
   open: () =>
-    MessageStore.initialize({ storage: "postgres", dsn: db.url(), pool_min: 0, partitions: 4 }),
+    MessageStore.initialize({
+      storage: "postgres",
+      dsn: db.url(),
+      pool_min: 0,
+      ...(external ? {} : { partitions: 4 }),
+    }),
   ...conformanceHooks(db.url),
   restart: () => endOtherSessions(db.url()),
 });

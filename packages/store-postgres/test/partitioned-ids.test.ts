@@ -1,18 +1,19 @@
 import { isMessageStoreError, type MessageInput } from "@message-store/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
-import { MAX_ID_LOCKS } from "../src/sql/id-locks.js";
 import { conversation, message, openStore, trace, useDatabase, withClient } from "./helpers.js";
 
 /**
  * In the partitioned layout no constraint keeps a message or trace id unique across
- * conversations (keys include `conversation_id`); the functions do, under advisory locks
- * (`id-locks.ts`). Racing writers of one id into different conversations, one by one, in small
- * batches and in batches past the lock limit: exactly one wins, the others are IntegrityErrors.
+ * conversations (keys include `conversation_id`); the id lookups do (`id-lookups.ts`). Racing
+ * writers of one id into different conversations, one by one, in small batches and in large
+ * ones: exactly one wins, the others are IntegrityErrors.
  */
 
 const db = useDatabase("ms_pg_partitioned_ids");
 const RACERS = 16;
+/** A batch larger than the old advisory-lock limit (64 ids). */
+const LARGE_BATCH = 64;
 let stores: PostgresMessageStore[];
 /** Conversations c-0 … c-15 of user u1: with 8 partitions, spread over all of them. */
 const conversations = Array.from({ length: RACERS }, (_, i) => conversation(`c-${i}`));
@@ -70,8 +71,8 @@ describe("ids stay unique across partitions", () => {
     }
   });
 
-  it(`racing batches, below and above ${MAX_ID_LOCKS} ids, sharing one id: one wins, the others store nothing`, async () => {
-    for (const size of [5, MAX_ID_LOCKS + 36]) {
+  it(`racing batches, below and above ${LARGE_BATCH} ids, sharing one id: one wins, the others store nothing`, async () => {
+    for (const size of [5, LARGE_BATCH + 36]) {
       const shared = `shared-${size}`;
       const settled = await Promise.allSettled(
         conversations.map((_, i) => storeOf(i).storeMessages(batch(i, size, shared))),
@@ -92,7 +93,7 @@ describe("ids stay unique across partitions", () => {
       conversations.map((c, i) =>
         i % 2 === 0
           ? storeOf(i).storeMessage(message(shared, c.id, 1))
-          : storeOf(i).storeMessages(batch(i, MAX_ID_LOCKS + 1, shared)),
+          : storeOf(i).storeMessages(batch(i, LARGE_BATCH + 1, shared)),
       ),
     );
     oneWinner(settled);
@@ -114,7 +115,7 @@ describe("ids stay unique across partitions", () => {
   });
 
   it("racing storeTurnTraces batches, below and above the lock limit, sharing one trace id: one wins", async () => {
-    for (const size of [3, MAX_ID_LOCKS + 6]) {
+    for (const size of [3, LARGE_BATCH + 6]) {
       const shared = `batch-trace-${size}`;
       for (const [i, c] of conversations.entries()) {
         await storeOf(i).storeMessages(

@@ -2,6 +2,7 @@ import { ConfigurationError, NotFoundError } from "@message-store/core";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { migrate, PostgresConfigSchema } from "../src/index.js";
+import { applySchema, packagePlan } from "../src/migrate.js";
 import { functionsChecksum } from "../src/sql/functions.js";
 import { LATEST_VERSION, MIGRATIONS } from "../src/sql/migrations.js";
 import { conversation, freshDatabases, message, openStore, trace, withClient } from "./helpers.js";
@@ -104,9 +105,48 @@ describe("the partitioned layout", () => {
       ["checkpoint_writes", "HASH (conversation_id)", 4, "checkpoint_writes_p0"],
       ["checkpoints", "HASH (conversation_id)", 4, "checkpoints_p0"],
       ["conversations", "HASH (id)", 4, "conversations_p0"],
+      ["message_ids", "HASH (id)", 4, "message_ids_p0"],
       ["messages", "HASH (conversation_id)", 4, "messages_p0"],
+      ["trace_ids", "HASH (id)", 4, "trace_ids_p0"],
       ["turn_traces", "HASH (conversation_id)", 4, "turn_traces_p0"],
     ]);
+  });
+
+  it("migration 6 fills the id lookups of an existing partitioned store, and reads go through them", async () => {
+    const url = await freshDatabase();
+    const pool = new pg.Pool({ connectionString: url });
+    // A store of version 5 (before the lookups), with rows.
+    const before = (partitions: number | null) => {
+      const plan = packagePlan(partitions);
+      return { ...plan, migrations: plan.migrations.filter((m) => m.version <= 5) };
+    };
+    expect(await applySchema(pool, "old", before, { partitions: 4 })).toBe(4);
+    await withClient(url, (c) =>
+      c.query(`INSERT INTO old.conversations (id, user_id, created_at, updated_at)
+                 VALUES ('c1', 'u1', 1, 1), ('c2', 'u1', 1, 1);
+               INSERT INTO old.messages (id, conversation_id, user_id, role, original_content, "timestamp")
+                 VALUES ('m1', 'c1', 'u1', 'user', 'a', 1), ('m2', 'c2', 'u1', 'user', 'b', 2);
+               INSERT INTO old.turn_traces (id, message_id, conversation_id, agent_id, "timestamp",
+                   total_tokens, total_latency_ms) VALUES ('t1', 'm1', 'c1', 'a', 1, 1, 1);`),
+    );
+    expect(await migrate(pool, "old")).toBe(4);
+    await pool.end();
+    const lookups = await withClient(url, (c) =>
+      c.query(`SELECT 'm' AS kind, id, conversation_id FROM old.message_ids
+               UNION ALL SELECT 't', id, conversation_id FROM old.trace_ids ORDER BY 1, 2`),
+    );
+    expect(lookups.rows.map((r) => [r.kind, r.id, r.conversation_id])).toEqual([
+      ["m", "m1", "c1"],
+      ["m", "m2", "c2"],
+      ["t", "t1", "c1"],
+    ]);
+    const store = await openStore(url, { schema: "old" });
+    expect((await store.getMessage("m2"))?.conversationId).toBe("c2");
+    expect((await store.getTurnTraceByMessageId("m1"))?.id).toBe("t1");
+    await expect(store.storeMessage(message("m1", "c2", 3))).rejects.toMatchObject({
+      code: "INTEGRITY",
+    });
+    await store.close();
   });
 
   it("names partitions with zero padding and records every version with the layout's checksum", async () => {

@@ -1,5 +1,4 @@
-import { columnList, recordDefinition, recordFields } from "./column-lists.js";
-import { CONVERSATION_WRITE } from "./columns.js";
+import { insertConversationFrom } from "./conversation-insert.js";
 import { raiseRule } from "./sqlstates.js";
 
 /**
@@ -7,8 +6,7 @@ import { raiseRule } from "./sqlstates.js";
  * (a checkpoint with its new channel values, and the messages and traces it mirrors) and
  * `ms_put_checkpoint_writes` (a task's pending writes). Installed with the other functions (see
  * `functions.ts`). Every statement names the thread's conversation, so in the partitioned layout
- * each touches the partitions of that conversation only (planned once per session, pruned at
- * run time, as the single-record functions are).
+ * each touches the partitions of that conversation only.
  *
  * Serialized values travel as one `bytea` parameter (sent binary: no hex, base64 or JSON on the
  * way), concatenated, with their lengths; the checkpoint's fields and the conversation as JSON
@@ -35,12 +33,7 @@ function ensureThread(s: string, lock: "SHARE" | "NO KEY UPDATE"): string {
       FROM ${s}.conversations c WHERE c.id = conv_id FOR ${lock};`;
   return `${read}
   IF NOT FOUND THEN
-    INSERT INTO ${s}.conversations (
-      ${columnList(CONVERSATION_WRITE, "", "      ")})
-    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
-      FROM jsonb_to_record(p_conversation) AS x(
-           ${recordDefinition(CONVERSATION_WRITE, "           ")})
-    ON CONFLICT (id) DO NOTHING;
+    ${insertConversationFrom(s, "p_conversation")}
     created := FOUND;
     IF NOT created THEN -- created meanwhile by another writer
       ${read}
@@ -86,9 +79,6 @@ function putThreadMessages(s: string): string {
     END IF;`;
 }
 
-const plan = (partitioned: boolean) =>
-  partitioned ? " SET plan_cache_mode = force_generic_plan" : "";
-
 /**
  * `ms_put_checkpoint(conversation, checkpoint, doc, channels, versions, types, lengths, data,
  * messages, now, traces)`: the conversation ({@link ensureThread}), the messages as a session stores them
@@ -96,16 +86,17 @@ const plan = (partitioned: boolean) =>
  * channel values (a stored version is kept), then the checkpoint, upserted. One statement: all
  * or nothing.
  */
-export function putCheckpoint(s: string, partitioned: boolean): string {
+export function putCheckpoint(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_checkpoint(
   p_conversation jsonb, p_checkpoint jsonb, p_doc bytea, p_channels text[], p_versions text[],
   p_types text[], p_lengths integer[], p_data bytea, p_messages jsonb, p_now bigint,
   p_traces jsonb)
-RETURNS void LANGUAGE plpgsql${plan(partitioned)} AS $fn$
+RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   conv_id text := p_conversation->>'id';
   ns text := p_checkpoint->>'namespace';
   conv record;
+  sess record;
   created boolean := false;
   msg jsonb;
   stored_ts bigint;
@@ -139,15 +130,16 @@ $fn$;`;
  * channels, types, lengths, data)`: the conversation as {@link ensureThread} checks or creates it, then
  * the task's writes: one with a negative `idx` replaces the stored one, another keeps it.
  */
-export function putCheckpointWrites(s: string, partitioned: boolean): string {
+export function putCheckpointWrites(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_checkpoint_writes(
   p_conversation jsonb, p_namespace text, p_checkpoint_id text, p_task_id text,
   p_task_path text, p_idx integer[], p_channels text[], p_types text[], p_lengths integer[],
   p_data bytea)
-RETURNS void LANGUAGE plpgsql${plan(partitioned)} AS $fn$
+RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   conv_id text := p_conversation->>'id';
   conv record;
+  sess record;
   created boolean := false;
 BEGIN
   ${ensureThread(s, "SHARE")}

@@ -20,17 +20,29 @@ const CHECKPOINT_COLUMNS = `cp.conversation_id, cp.namespace, cp.id, cp.parent_i
        w.task_ids, w.task_paths, w.idxs, w.channels AS write_channels,
        w.types AS write_types, w.data AS write_data`;
 
-/** The laterals that gather a checkpoint `cp`'s values and writes. */
-function valuesAndWrites(s: string): string {
+/**
+ * The laterals that gather a checkpoint `cp`'s values and writes; `pin` (a parameter) names the
+ * conversation again in each, so Citus routes a read of one thread to one shard (it does not
+ * carry the equality through the `LIMIT` subquery).
+ */
+function valuesAndWrites(s: string, pin = "", pushdown = false): string {
+  const pinned = pin ? ` AND x.conversation_id = ${pin}` : "";
+  // Pushed down to Citus' shards, a set-returning function inside the lateral fails there
+  // ("invalid attnum"): the values are then matched to the checkpoint's versions by key.
+  const values = pushdown
+    ? `FROM ${s}.checkpoint_values x
+   WHERE x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
+     AND x.version = cp.channel_versions ->> x.channel${pinned}`
+    : `FROM jsonb_each_text(cp.channel_versions) AS e(channel, version)
+    JOIN ${s}.checkpoint_values x
+      ON x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
+     AND x.channel = e.channel AND x.version = e.version${pinned}`;
   return `CROSS JOIN LATERAL (
   SELECT array_agg(x.channel ORDER BY x.channel) AS channels,
          array_agg(x.version ORDER BY x.channel) AS versions,
          array_agg(x.type ORDER BY x.channel) AS types,
          array_agg(x.value ORDER BY x.channel) AS data
-    FROM jsonb_each_text(cp.channel_versions) AS e(channel, version)
-    JOIN ${s}.checkpoint_values x
-      ON x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
-     AND x.channel = e.channel AND x.version = e.version
+    ${values}
 ) v
 CROSS JOIN LATERAL (
   SELECT array_agg(x.task_id ORDER BY x.task_path, x.task_id, x.idx) AS task_ids,
@@ -41,13 +53,20 @@ CROSS JOIN LATERAL (
          array_agg(x.value ORDER BY x.task_path, x.task_id, x.idx) AS data
     FROM ${s}.checkpoint_writes x
    WHERE x.conversation_id = cp.conversation_id AND x.namespace = cp.namespace
-     AND x.checkpoint_id = cp.id
+     AND x.checkpoint_id = cp.id${pinned}
 ) w`;
 }
 
 const ORDER = "ORDER BY cp.id DESC, cp.conversation_id DESC, cp.namespace DESC";
 
-export function checkpointQueries(schema: string) {
+/**
+ * The checkpoint statements of one schema, for its layout. `partitioned`: `listCheckpoints`
+ * joins the values and writes in the same query level as its `ORDER BY … LIMIT` instead of over a
+ * limited subquery, so that Citus pushes the whole query down to each shard (every join is on the
+ * conversation) and merges the shards' first rows; over a subquery it refuses the laterals
+ * ("complex joins"). The default layout keeps the subquery, which bounds the laterals to the page.
+ */
+export function checkpointQueries(schema: string, partitioned = false) {
   const s = quoteIdent(schema);
   return {
     /**
@@ -61,7 +80,7 @@ export function checkpointQueries(schema: string) {
            AND ($3::text IS NULL OR cp.id = $3::text)
            AND c.id = $1 AND c.deleted_at IS NULL AND ${ownedBy("$4", "$5", "c.")}
          ORDER BY cp.id DESC LIMIT 1) cp
-${valuesAndWrites(s)}`,
+${valuesAndWrites(s, "$1")}`,
 
     /** Newest first after the cursor: a thread's by its primary key, an owner's through theirs. */
     listCheckpoints(
@@ -71,9 +90,10 @@ ${valuesAndWrites(s)}`,
     ): Statement {
       const p = new Params();
       const where = ["c.deleted_at IS NULL", ...ownerConditions(scope, p, "c.")];
+      let pin = "";
       if (filter.conversationId !== undefined) {
-        const id = p.add(encodeText(filter.conversationId));
-        where.push(`cp.conversation_id = ${id}`, `c.id = ${id}`);
+        pin = p.add(encodeText(filter.conversationId));
+        where.push(`cp.conversation_id = ${pin}`, `c.id = ${pin}`);
       }
       if (filter.namespace !== undefined)
         where.push(`cp.namespace = ${p.add(encodeText(filter.namespace))}`);
@@ -88,13 +108,24 @@ ${valuesAndWrites(s)}`,
           `(cp.id, cp.conversation_id, cp.namespace) < (${p.add(encodeText(id))}, ${p.add(encodeText(conversationId))}, ${p.add(encodeText(namespace))})`,
         );
       }
+      if (partitioned) {
+        return {
+          text: `SELECT ${CHECKPOINT_COLUMNS}
+  FROM ${s}.checkpoints cp
+  JOIN ${s}.conversations c ON c.id = cp.conversation_id
+${valuesAndWrites(s, pin, true)}
+ WHERE ${where.join("\n   AND ")}
+${ORDER} LIMIT ${p.add(page.take)}`,
+          values: p.values,
+        };
+      }
       return {
         text: `SELECT ${CHECKPOINT_COLUMNS}
   FROM (SELECT cp.* FROM ${s}.checkpoints cp
           JOIN ${s}.conversations c ON c.id = cp.conversation_id
          WHERE ${where.join("\n           AND ")}
          ${ORDER} LIMIT ${p.add(page.take)}) cp
-${valuesAndWrites(s)}
+${valuesAndWrites(s, pin)}
 ${ORDER}`,
         values: p.values,
       };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { putCheckpoint, putCheckpointWrites } from "./checkpoint-functions.js";
+import { ID_READ_FUNCTION_NAMES, idReadFunctions } from "./id-read-functions.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { putMessage, putMessages } from "./message-functions.js";
 import { quoteLiteral } from "./quote.js";
@@ -16,14 +17,14 @@ import { putTurnTrace } from "./trace-function.js";
  * the migration runner installs them (`CREATE OR REPLACE`) whenever their {@link functionsChecksum}
  * differs from the one recorded in the migrations table (see `migrate.ts`).
  *
- * Each function is generated for a layout: `partitioned` adds the id locks and lookups that keep
- * ids unique across conversations (`id-locks.ts`), names the partitioned keys as conflict
- * targets, and plans the single-record functions' statements once per session (`plan_cache_mode
- * = force_generic_plan`, pruning partitions at run time): PostgreSQL's plan cache would otherwise
- * keep re-planning them over the partitions on every call (turns and traces 1.5–2× slower in the
- * bench's `scale` command). The batch's are planned with their values on every call
- * (`force_custom_plan`, whatever the role sets): its conversations travel as an array, which
- * prunes only at plan time. The default layout's text does not change with it.
+ * Each function is generated for a layout: `partitioned` claims message and trace ids in the id
+ * lookups that keep them unique across conversations (`id-lookups.ts`), names the partitioned
+ * keys as conflict targets, writes batches one record at a time after locking their
+ * conversations in order, and adds the functions of the calls keyed by a message id alone
+ * (`id-read-functions.ts`). Every statement of the partitioned layout's functions names the
+ * conversation (or the lookup's id) it reads or writes, and none sets `plan_cache_mode`, so that
+ * Citus can route each statement to one shard (see the README, "Citus"). The default layout's
+ * text does not change with it.
  */
 
 /** The names of the functions, for documentation and grants. */
@@ -34,6 +35,7 @@ export const FUNCTION_NAMES = [
   "ms_put_turn_trace",
   "ms_put_turn_traces",
   ...LIFECYCLE_FUNCTION_NAMES,
+  ...ID_READ_FUNCTION_NAMES,
   "ms_put_checkpoint",
   "ms_put_checkpoint_writes",
 ] as const;
@@ -70,10 +72,14 @@ export function functionsSql(schema: string, partitioned = false): string {
     putTurnTrace,
     putTurnTraces,
     ...lifecycleFunctions,
+    idReadFunctions,
     putCheckpoint,
     putCheckpointWrites,
   ];
-  return functions.map((f) => f(schema, partitioned)).join("\n\n");
+  return functions
+    .map((f) => f(schema, partitioned))
+    .filter((sql) => sql !== "")
+    .join("\n\n");
 }
 
 /**

@@ -1,3 +1,4 @@
+import { forgetIds, homeOf } from "./id-lookups.js";
 import { raiseRule } from "./sqlstates.js";
 
 /**
@@ -89,6 +90,17 @@ END
 $fn$;`;
 }
 
+/** The `home` variable of the partitioned layout's by-id functions. */
+const homeDeclared = (partitioned: boolean) => (partitioned ? "\n  home text;" : "");
+
+/**
+ * The partitioned layout reads a message id's conversation from `message_ids` first
+ * (`id-lookups.ts`), so its statements read one partition (one shard on Citus).
+ */
+const findHome = (s: string, partitioned: boolean) =>
+  partitioned ? `\n  ${homeOf(s, "messages", "p_id")}` : "";
+const atHome = (partitioned: boolean) => (partitioned ? " AND m.conversation_id = home" : "");
+
 /**
  * `ms_soft_delete_message(id, at, user_id, tenant_id)`: stamps the live message (in the scope, by
  * its own owners) and its live trace.
@@ -99,15 +111,15 @@ $fn$;`;
  * instead of writing its own stamp over the conversation's. Reading the message in the locking
  * statement would judge it by the row as it was before the wait.
  */
-function softDeleteMessage(s: string): string {
+function softDeleteMessage(s: string, partitioned: boolean): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_soft_delete_message(
   p_id text, p_at bigint, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
-  conversation text;
-BEGIN
+  conversation text;${homeDeclared(partitioned)}
+BEGIN${findHome(s, partitioned)}
   SELECT m.conversation_id INTO conversation FROM ${s}.messages m
-   WHERE m.id = p_id AND ${inScope("m")} AND m.deleted_at IS NULL;
+   WHERE m.id = p_id${atHome(partitioned)} AND ${inScope("m")} AND m.deleted_at IS NULL;
   IF NOT FOUND THEN
     RETURN false;
   END IF;
@@ -129,16 +141,16 @@ $fn$;`;
  * and on its trace if deleted with it; refused (MS003) while the conversation is soft-deleted.
  * Like {@link softDeleteMessage}, it reads the message's stamp once the conversation is locked.
  */
-function restoreMessage(s: string): string {
+function restoreMessage(s: string, partitioned: boolean): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_restore_message(p_id text, ${SCOPE_PARAMETERS})
 RETURNS boolean LANGUAGE plpgsql AS $fn$
 DECLARE
   conversation text;
   conversation_stamp bigint;
-  stamp bigint;
-BEGIN
+  stamp bigint;${homeDeclared(partitioned)}
+BEGIN${findHome(s, partitioned)}
   SELECT m.conversation_id INTO conversation FROM ${s}.messages m
-   WHERE m.id = p_id AND ${inScope("m")} AND m.deleted_at IS NOT NULL;
+   WHERE m.id = p_id${atHome(partitioned)} AND ${inScope("m")} AND m.deleted_at IS NOT NULL;
   IF NOT FOUND THEN
     RETURN false;
   END IF;
@@ -165,21 +177,65 @@ $fn$;`;
  * Locks the conversations matching `where` (alias `c`) in id order, `FOR UPDATE`, into `ids`:
  * no message or trace can arrive in them before the statement ends, so counts are exact.
  */
-function lockConversations(s: string, where: string): string {
+function lockConversations(s: string, where: string, partitioned: boolean): string {
+  if (partitioned) {
+    // One statement per conversation (Citus refuses FOR UPDATE over several shards), the
+    // condition checked again under the lock.
+    return `ids := '{}';
+  FOR cid IN SELECT c.id FROM ${s}.conversations c WHERE ${where} ORDER BY c.id LOOP
+    PERFORM 1 FROM ${s}.conversations c WHERE c.id = cid AND ${where} FOR UPDATE;
+    IF FOUND THEN
+      ids := ids || cid;
+    END IF;
+  END LOOP;`;
+  }
   return `SELECT coalesce(array_agg(l.id), '{}') INTO ids FROM (
     SELECT c.id FROM ${s}.conversations c WHERE ${where} ORDER BY c.id FOR UPDATE
   ) l;`;
 }
 
+/**
+ * Deletes the traces, then the messages, matching `where` (`t.`/`m.` aliases; NULL for none of
+ * one kind), counting each into `n_tt`/`n_msg`; the partitioned layout also deletes their lookup
+ * rows (`id-lookups.ts`).
+ */
+function deleteRecords(
+  s: string,
+  table: "turn_traces" | "messages",
+  where: string,
+  count: string,
+  partitioned: boolean,
+): string {
+  const alias = table === "messages" ? "m" : "t";
+  if (!partitioned) {
+    return `DELETE FROM ${s}.${table} ${alias} WHERE ${where};
+  GET DIAGNOSTICS n = ROW_COUNT;
+  ${count} := ${count} + n;`;
+  }
+  return `WITH gone AS (DELETE FROM ${s}.${table} ${alias} WHERE ${where} RETURNING ${alias}.id)
+  SELECT count(*), coalesce(array_agg(gone.id), '{}') INTO n, gone_ids FROM gone;
+  ${count} := ${count} + n;
+  ${forgetIds(s, table, "gone_ids")}`;
+}
+
 /** Hard-deletes the conversations `ids` with their messages and traces, counting each. */
-function deleteConversations(s: string): string {
-  return `DELETE FROM ${s}.turn_traces t WHERE t.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_tt = ROW_COUNT;
-  DELETE FROM ${s}.messages m WHERE m.conversation_id = ANY (ids);
-  GET DIAGNOSTICS n_msg = ROW_COUNT;
+function deleteConversations(s: string, partitioned: boolean): string {
+  return `n_tt := 0;
+  n_msg := 0;
+  ${deleteRecords(s, "turn_traces", "t.conversation_id = ANY (ids)", "n_tt", partitioned)}
+  ${deleteRecords(s, "messages", "m.conversation_id = ANY (ids)", "n_msg", partitioned)}
   DELETE FROM ${s}.conversations c WHERE c.id = ANY (ids);
   GET DIAGNOSTICS n_conv = ROW_COUNT;`;
 }
+
+/** The variables of the bulk deletes. */
+const BULK_VARIABLES = `ids text[];
+  cid text;
+  gone_ids text[];
+  n bigint;
+  n_conv bigint;
+  n_msg bigint;
+  n_tt bigint;`;
 
 /** Counts of a bulk hard delete. */
 const COUNTS = `RETURNS TABLE (deleted_conversations bigint, deleted_messages bigint, deleted_turn_traces bigint)`;
@@ -189,30 +245,20 @@ const COUNTS = `RETURNS TABLE (deleted_conversations bigint, deleted_messages bi
  * `before` (of the user and tenant when not NULL, by each record's own ids): conversations with
  * everything in them, then messages with their traces, then traces; exact counts.
  */
-function purgeDeleted(s: string): string {
+function purgeDeleted(s: string, partitioned: boolean): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_purge_deleted(p_before bigint, p_user_id text, p_tenant_id text)
 ${COUNTS}
 LANGUAGE plpgsql AS $fn$
 DECLARE
-  ids text[];
-  n bigint;
-  n_conv bigint;
-  n_msg bigint;
-  n_tt bigint;
+  ${BULK_VARIABLES}
 BEGIN
-  ${lockConversations(s, `c.deleted_at < p_before AND ${inScope("c")}`)}
-  ${deleteConversations(s)}
+  ${lockConversations(s, `c.deleted_at < p_before AND ${inScope("c")}`, partitioned)}
+  ${deleteConversations(s, partitioned)}
   SELECT coalesce(array_agg(m.id), '{}') INTO ids FROM ${s}.messages m
    WHERE m.deleted_at < p_before AND ${inScope("m")};
-  DELETE FROM ${s}.turn_traces t WHERE t.message_id = ANY (ids);
-  GET DIAGNOSTICS n = ROW_COUNT;
-  n_tt := n_tt + n;
-  DELETE FROM ${s}.messages m WHERE m.id = ANY (ids);
-  GET DIAGNOSTICS n = ROW_COUNT;
-  n_msg := n_msg + n;
-  DELETE FROM ${s}.turn_traces t WHERE t.deleted_at < p_before AND ${inScope("t")};
-  GET DIAGNOSTICS n = ROW_COUNT;
-  n_tt := n_tt + n;
+  ${deleteRecords(s, "turn_traces", "t.message_id = ANY (ids)", "n_tt", partitioned)}
+  ${deleteRecords(s, "messages", "m.id = ANY (ids)", "n_msg", partitioned)}
+  ${deleteRecords(s, "turn_traces", `t.deleted_at < p_before AND ${inScope("t")}`, "n_tt", partitioned)}
   RETURN QUERY SELECT n_conv, n_msg, n_tt;
 END
 $fn$;`;
@@ -222,27 +268,24 @@ $fn$;`;
  * `ms_delete_user_data(user_id, tenant_id)`: the user's conversations (of the tenant when not
  * NULL, soft-deleted ones included), messages and traces, with exact counts.
  */
-function deleteUserData(s: string): string {
+function deleteUserData(s: string, partitioned: boolean): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_delete_user_data(p_user_id text, p_tenant_id text)
 ${COUNTS}
 LANGUAGE plpgsql AS $fn$
 DECLARE
-  ids text[];
-  n_conv bigint;
-  n_msg bigint;
-  n_tt bigint;
+  ${BULK_VARIABLES}
 BEGIN
   -- Locking the conversations first stops new messages and traces from arriving, so the
   -- counts below are exactly what is removed.
-  ${lockConversations(s, "c.user_id = p_user_id AND (p_tenant_id IS NULL OR c.tenant_id = p_tenant_id)")}
-  ${deleteConversations(s)}
+  ${lockConversations(s, "c.user_id = p_user_id AND (p_tenant_id IS NULL OR c.tenant_id = p_tenant_id)", partitioned)}
+  ${deleteConversations(s, partitioned)}
   RETURN QUERY SELECT n_conv, n_msg, n_tt;
 END
 $fn$;`;
 }
 
 /** Each function's `CREATE OR REPLACE`, for a schema (a quoted identifier). */
-export const lifecycleFunctions: readonly ((schema: string) => string)[] = [
+export const lifecycleFunctions: readonly ((schema: string, partitioned: boolean) => string)[] = [
   softDeleteConversation,
   restoreConversation,
   softDeleteMessage,

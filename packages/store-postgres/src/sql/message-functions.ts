@@ -1,6 +1,7 @@
 import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
-import { CONVERSATION_WRITE, MESSAGE } from "./columns.js";
-import { lockId, lockIds, raiseMoved } from "./id-locks.js";
+import { MESSAGE } from "./columns.js";
+import { insertConversationFrom } from "./conversation-insert.js";
+import { claimId, raiseMoved, takeOver } from "./id-lookups.js";
 import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
 
@@ -51,7 +52,7 @@ const STORED_FACTS = (m: string) =>
 
 /**
  * Finds into `bad` a message of the batch `p_batch` whose id is stored in another conversation
- * (every partition is probed), with the owner rule it breaks (`rule`, or NULL for a move within
+ * (the default layout), with the owner rule it breaks (`rule`, or NULL for a move within
  * one owner's conversations), or leaves it not `FOUND`. The rule is computed for that row alone.
  */
 function findMovedMessage(s: string): string {
@@ -86,12 +87,7 @@ function refuseMoved(): string {
  */
 function sessionTimestamps(s: string): string {
   return `IF p_session IS NOT NULL THEN
-    INSERT INTO ${s}.conversations (
-      ${columnList(CONVERSATION_WRITE, "", "      ")})
-    SELECT ${recordFields(CONVERSATION_WRITE, "x", "           ")}
-      FROM jsonb_to_record(p_session) AS x(
-           ${recordDefinition(CONVERSATION_WRITE, "           ")})
-    ON CONFLICT (id) DO NOTHING;
+    ${insertConversationFrom(s, "p_session")}
     IF NOT FOUND THEN
       SELECT c.last_activity_at INTO activity FROM ${s}.conversations c
        WHERE c.id = p_session->>'id' FOR NO KEY UPDATE;
@@ -116,23 +112,12 @@ function sessionTimestamps(s: string): string {
  * `ms_put_messages(batch jsonb, session jsonb, now bigint)`: a batch, all or nothing, `seq` drawn
  * in array order; `session` (or NULL) is the conversation of a `storeSessionMessages` call (see
  * {@link sessionTimestamps}). Resolves to `[[id, tenantId, embedding is null, timestamp], …]` as
- * stored.
+ * stored. The partitioned layout's is {@link putMessagesOneByOne}.
  */
 export function putMessages(s: string, partitioned: boolean): string {
-  // The partitioned layout locks the batch's ids, and refuses one stored in another
-  // conversation before anything is written; the rules then only read the batch's own partitions,
-  // which the conversations' ids name for the planner (`within`, pruning the others).
-  const within = (column: string) => (partitioned ? ` AND ${column} = ANY (conv_ids)` : "");
-  const ids = partitioned
-    ? `
-  ${lockIds(s, "messages", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}
-  ${findMovedMessage(s)}
-  IF FOUND THEN
-    ${refuseMoved()}
-  END IF;`
-    : "";
+  if (partitioned) return putMessagesOneByOne(s);
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_session jsonb, p_now bigint)
-RETURNS jsonb LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_custom_plan" : ""} AS $fn$
+RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
   conv_ids text[];
   conv_ts bigint[];
@@ -141,7 +126,8 @@ DECLARE
   stored jsonb;
   activity bigint;
   shift bigint;
-  bad record;${partitioned ? "\n  h integer;" : ""}
+  bad record;
+  sess record;
 BEGIN
   ${sessionTimestamps(s)}
   SELECT array_agg(g.conversation_id ORDER BY g.conversation_id COLLATE "C"),
@@ -157,18 +143,13 @@ BEGIN
     SELECT 1 FROM ${s}.conversations c WHERE c.id = ANY (conv_ids) ORDER BY c.id FOR NO KEY UPDATE
   ) l;
   IF locked < cardinality(conv_ids) THEN
-    SELECT x.id, x."conversationId" AS conversation_id INTO bad
-      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
-     WHERE NOT EXISTS (SELECT 1 FROM ${s}.conversations c WHERE c.id = x."conversationId")
-     LIMIT 1;
-    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
-      DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;
-  END IF;${ids}
+    ${missingConversation(s)}
+  END IF;
   SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
     FROM jsonb_to_recordset(p_batch)
          AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
-    JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
-    LEFT JOIN ${s}.messages m ON m.id = x.id${partitioned ? ` AND m.conversation_id = x."conversationId"${within("m.conversation_id")}` : ""}
+    JOIN ${s}.conversations c ON c.id = x."conversationId"
+    LEFT JOIN ${s}.messages m ON m.id = x.id
    WHERE ${MESSAGE_RULE} IS NOT NULL
    LIMIT 1;
   IF FOUND THEN
@@ -182,9 +163,9 @@ BEGIN
              ${recordDefinition(MESSAGE, "             ")}))
            WITH ORDINALITY AS x(
              ${fieldNames(MESSAGE, "             ")}, ord)
-      JOIN ${s}.conversations c ON c.id = x."conversationId"${within("c.id")}
+      JOIN ${s}.conversations c ON c.id = x."conversationId"
      ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
-    ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
+    ON CONFLICT ${conflictTarget(false)} DO UPDATE SET
       ${setList(MESSAGE, "      ", MESSAGE_SET)}
     WHERE m.conversation_id = EXCLUDED.conversation_id
     RETURNING ${STORED_FACTS("m")} AS fact
@@ -196,7 +177,58 @@ BEGIN
   END IF;
   UPDATE ${s}.conversations c SET last_message_at = u.ts
     FROM unnest(conv_ids, conv_ts) AS u(id, ts)
-   WHERE c.id = u.id${within("c.id")} AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+   WHERE c.id = u.id AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
+  RETURN stored;
+END
+$fn$;`;
+}
+
+/** Raises MS001 for the first message of `p_batch` whose conversation does not exist. */
+function missingConversation(s: string): string {
+  return `SELECT x.id, x."conversationId" AS conversation_id INTO bad
+      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
+     WHERE NOT EXISTS (SELECT 1 FROM ${s}.conversations c WHERE c.id = x."conversationId")
+     LIMIT 1;
+    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
+      DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;`;
+}
+
+/**
+ * The partitioned layout's `ms_put_messages`: locks the batch's conversations one statement each,
+ * in id order (so concurrent batches queue instead of deadlocking, and each statement names its
+ * conversation: one partition, one shard on Citus), then writes each message in array order
+ * with `ms_put_message` (so `seq` follows the array). A refused message raises, and the whole
+ * call, already written messages included, rolls back.
+ */
+function putMessagesOneByOne(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_session jsonb, p_now bigint)
+RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  stored jsonb := '[]';
+  activity bigint;
+  shift bigint;
+  conversation text;
+  bad record;
+  sess record;
+  e jsonb;
+BEGIN
+  ${sessionTimestamps(s)}
+  FOR conversation IN SELECT DISTINCT x."conversationId" COLLATE "C"
+                        FROM jsonb_to_recordset(p_batch) AS x("conversationId" text)
+                       ORDER BY 1 LOOP
+    PERFORM 1 FROM ${s}.conversations c WHERE c.id = conversation FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+      SELECT x.id, x."conversationId" AS conversation_id INTO bad
+        FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
+       WHERE x."conversationId" = conversation LIMIT 1;
+      RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
+        DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;
+    END IF;
+  END LOOP;
+  FOR e IN SELECT x.value FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS x(value, ord)
+            ORDER BY x.ord LOOP
+    stored := stored || ${s}.ms_put_message(e);
+  END LOOP;
   RETURN stored;
 END
 $fn$;`;
@@ -205,33 +237,40 @@ $fn$;`;
 /**
  * `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or
  * aggregate; resolves like `ms_put_messages`.
+ *
+ * In the partitioned layout it claims the id in `message_ids` (`id-lookups.ts`) and reads the
+ * stored message in its own conversation's partition; only when the lookup places the id in
+ * another conversation does it read that one (found: refused). Every statement names the
+ * conversation or the id it reads, so Citus routes each to one shard.
  */
 export function putMessage(s: string, partitioned: boolean): string {
-  // The partitioned layout locks the id, reads the stored message in its own partition and, only
-  // when it is not there, looks for it in the others (found: it would move, refused below).
-  const own = partitioned ? ' AND m0.conversation_id = x."conversationId"' : "";
-  const elsewhere = partitioned
+  const claim = partitioned
     ? `
-  IF NOT FOUND THEN
+  ${claimId(s, "messages", "x.id", 'x."conversationId"')}
+  IF home <> x."conversationId" THEN
+    -- The id's conversation, locked: a write of the id there is committed or rolled back.
+    PERFORM 1 FROM ${s}.conversations c0 WHERE c0.id = home FOR NO KEY UPDATE;
     SELECT m0.id, m0.conversation_id, m0.deleted_at, m0.user_id, m0.tenant_id INTO old
-      FROM ${s}.messages m0 WHERE m0.id = x.id LIMIT 1;
+      FROM ${s}.messages m0 WHERE m0.id = x.id AND m0.conversation_id = home;
+    IF FOUND THEN
+      rule := ${messageRule("x", "conv", "old")};
+      IF rule IS NOT NULL THEN
+        ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
+      END IF;
+      ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
+    END IF;
+    ${takeOver(s, "messages", "x.id", 'x."conversationId"')}
   END IF;`
     : "";
-  // The partitioned keys cannot see a move (they include the conversation): refuse it here.
-  const moved = partitioned
-    ? `
-  IF old.conversation_id <> x."conversationId" THEN
-    ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
-  END IF;`
-    : "";
+  const own = partitioned ? ' AND m0.conversation_id = x."conversationId"' : "";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
-LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
+LANGUAGE plpgsql AS $fn$
 DECLARE
   x record;
   conv record;
   old record;
   rule text;
-  stored jsonb;
+  w record;${partitioned ? "\n  home text;" : ""}
 BEGIN
   SELECT * INTO x FROM jsonb_to_record(p_message) AS r(
     ${recordDefinition(MESSAGE, "    ")});
@@ -241,13 +280,14 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
-  END IF;${partitioned ? `\n  ${lockId(s, "messages", "x.id")}` : ""}
+  END IF;${claim}
   SELECT m0.id, m0.conversation_id, m0.deleted_at, m0.user_id, m0.tenant_id INTO old
-    FROM ${s}.messages m0 WHERE m0.id = x.id${own};${elsewhere}
+    FROM ${s}.messages m0 WHERE m0.id = x.id${own};
   rule := ${messageRule("x", "conv", "old")};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
-  END IF;${moved}
+  END IF;
+  -- RETURNING plain columns (Citus refuses a function there): the facts are built below.
   INSERT INTO ${s}.messages AS m (
     ${columnList(MESSAGE, "", "    ")})
   VALUES (
@@ -255,14 +295,14 @@ BEGIN
   ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
     ${setList(MESSAGE, "    ", MESSAGE_SET)}
   WHERE m.conversation_id = EXCLUDED.conversation_id
-  RETURNING jsonb_build_array(${STORED_FACTS("m")}) INTO stored;
+  RETURNING m.id, m.tenant_id, m.embedding IS NULL AS pending, m."timestamp" INTO w;
   IF NOT FOUND THEN
     ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
   END IF;
   UPDATE ${s}.conversations c0 SET last_message_at = x."timestamp"
    WHERE c0.id = x."conversationId"
      AND (c0.last_message_at IS NULL OR c0.last_message_at < x."timestamp");
-  RETURN stored;
+  RETURN jsonb_build_array(jsonb_build_array(w.id, w.tenant_id, w.pending, w."timestamp"));
 END
 $fn$;`;
 }

@@ -283,6 +283,13 @@ $migration$;
     name: "checkpoints, checkpoint_values, checkpoint_writes",
     sql: (s) => checkpointTablesSql(s, null),
   },
+  {
+    version: 6,
+    name: "message_ids, trace_ids: id lookups (partitioned layout)",
+    // The default layout's primary keys hold the ids' uniqueness and serve lookups by id: nothing
+    // to add. The partitioned layout's step is `idLookupsSql` (see `id-lookups.ts`, `migrate.ts`).
+    sql: () => "SELECT 1;",
+  },
 ];
 
 /** The schema version this package writes and reads. */

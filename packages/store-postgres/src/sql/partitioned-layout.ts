@@ -20,8 +20,8 @@ import { quoteIdent, quoteLiteral } from "./quote.js";
  *   `UNIQUE (message_id, conversation_id)`, and its foreign key is
  *   `(message_id, conversation_id) → messages (id, conversation_id) ON DELETE CASCADE`.
  *
- * The global uniqueness of message and trace ids, which no constraint can hold across partitions,
- * is kept by the SQL functions under advisory locks (`id-locks.ts`).
+ * The global uniqueness of message and trace ids, which no constraint of these tables can hold
+ * across partitions, is kept by the id lookups of migration 6 (`id-lookups.ts`).
  *
  * Only version 1 of the migrations differs: a partitioned schema is created by this version-1
  * step, derived from the column tables (`columns.ts`) with the indexes of the released step 1,
@@ -52,7 +52,7 @@ function columnsOf(model: Record<string, Column>, store: readonly Column[], s: s
 }
 
 /** A partitioned table and its `partitions` hash partitions (`<table>_p00` …). */
-function partitionedTable(
+export function partitionedTable(
   s: string,
   table: string,
   key: string,

@@ -3,6 +3,7 @@ import type { ConversationKey, MessageKey } from "@message-store/core/adapter";
 import { encodeText } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
+import { idReadQueries } from "./id-read-queries.js";
 import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
 import { ownedBy, ownerConditions, scopeParams } from "./scope-conditions.js";
@@ -25,8 +26,11 @@ const CONVERSATION_COLUMNS = selectList(CONVERSATION_READ);
 const MESSAGE_COLUMNS = selectList(MESSAGE);
 const TRACE_COLUMNS = selectList(TURN_TRACE);
 
-/** The statements of one schema. Build once per store. */
-export function createQueries(schema: string) {
+/**
+ * The statements of one schema, for its layout (`partitioned`: the calls keyed by a message id
+ * alone go through the id lookup, see `id-read-queries.ts`). Build once per store.
+ */
+export function createQueries(schema: string, partitioned = false) {
   const s = quoteIdent(schema);
   const conversations = `${s}.conversations`;
   const messages = `${s}.messages`;
@@ -247,6 +251,7 @@ ORDER BY id LIMIT ${p.add(take)}`,
   FROM pg_attribute WHERE attrelid = to_regclass($1) AND NOT attisdropped`,
       values: [messages],
     },
+    ...(partitioned ? idReadQueries(s) : {}),
   };
 }
 

@@ -27,20 +27,23 @@ export function raiseRule(rule: string, detail: Record<string, string>): string 
 }
 
 /**
- * `ms_refuse(rule, detail)`: raises MS003 like {@link raiseRule}, as an expression (it "returns"
- * boolean), so that a plain statement can refuse inside its own `WHERE` (see {@link refuse}).
+ * `ms_refuse(rule, key, value, …)`: raises MS003 like {@link raiseRule}, as an expression (it
+ * "returns" boolean), so that a plain statement can refuse inside its own `WHERE` (see
+ * {@link refuse}). Declared IMMUTABLE, which it is (the same arguments always raise the same
+ * error), and its call site passes plain text: Citus refuses any other function in the `WHERE`
+ * of an `ON CONFLICT`, and the planner never folds it, since its arguments name columns.
  */
 export function refuseFunction(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_refuse(p_rule text, p_detail jsonb) RETURNS boolean
-LANGUAGE plpgsql AS $fn$
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_refuse(p_rule text, VARIADIC p_detail text[])
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $fn$
 BEGIN
   RAISE EXCEPTION 'an ownership or soft-delete rule was broken' USING ERRCODE = '${SQLSTATE_RULE}',
-    DETAIL = (jsonb_build_object('rule', p_rule) || p_detail)::text;
+    DETAIL = (jsonb_build_object('rule', p_rule) || jsonb_object(p_detail))::text;
 END
 $fn$;`;
 }
 
 /** A call of `ms_refuse` (schema `s`) for `rule` (an SQL string literal) with the ids of `detail`. */
 export function refuse(s: string, rule: string, detail: Record<string, string>): string {
-  return `${s}.ms_refuse(${rule}, jsonb_build_object(${detailPairs(detail)}))`;
+  return `${s}.ms_refuse(${rule}, ${detailPairs(detail)})`;
 }

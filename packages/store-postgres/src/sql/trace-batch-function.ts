@@ -1,6 +1,5 @@
-import { columnList, recordDefinition, recordFields, setList } from "./column-lists.js";
+import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
 import { TURN_TRACE } from "./columns.js";
-import { lockIds } from "./id-locks.js";
 import { raiseRule } from "./sqlstates.js";
 import {
   conflictTarget,
@@ -23,10 +22,7 @@ import {
  * breaks a rule raises MS003 like the single-trace function, nothing written; a second trace for
  * a message raises 23505 on the unique `message_id`.
  *
- * In the partitioned layout (`partitioned`) it locks the batch's trace ids (`id-locks.ts`)
- * before the rules look for them in every partition, reads each message in its trace's
- * conversation (other partitions only to say why a refused trace was refused), and upserts on
- * the partitioned key.
+ * The partitioned layout's is {@link putTurnTracesOneByOne}.
  */
 
 /** The batch's trace `x` with its conversation `c` (by the trace's `conversationId`). */
@@ -47,18 +43,52 @@ const BATCH: TraceRuleInputs = {
 const TRACE_RULE = `CASE WHEN m.id IS NULL THEN ${traceRefusal(BATCH, "f")}
     ELSE ${traceRule(BATCH, "o", "m.deleted_at")} END`;
 
+/**
+ * The partitioned layout's function: locks the batch's conversations one statement each, in id
+ * order (concurrent batches queue instead of deadlocking; each statement names one conversation,
+ * one shard on Citus), then writes each trace in array order with `ms_put_turn_trace`, whose
+ * statements name their conversation or id (`id-lookups.ts`). The first refused trace raises and
+ * the whole call rolls back; a rule is thus checked once the traces before it are written, so a
+ * batch that both repeats a message (23505) and breaks a rule later reports the first in array
+ * order.
+ */
+function putTurnTracesOneByOne(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_traces(p_batch jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  stored jsonb := '[]';
+  conversation text;
+  x record;
+  w record;
+BEGIN
+  FOR conversation IN SELECT DISTINCT r."conversationId" COLLATE "C"
+                        FROM jsonb_to_recordset(p_batch) AS r("conversationId" text)
+                       ORDER BY 1 LOOP
+    PERFORM 1 FROM ${s}.conversations c WHERE c.id = conversation FOR NO KEY UPDATE;
+  END LOOP;
+  FOR x IN SELECT * FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
+             ${recordDefinition(TURN_TRACE, "             ")}))
+           WITH ORDINALITY AS r(
+             ${fieldNames(TURN_TRACE, "             ")}, ord)
+           ORDER BY r.ord LOOP
+    SELECT u.stored_user_id, u.stored_tenant_id INTO w FROM ${s}.ms_put_turn_trace(
+      ${recordFields(TURN_TRACE, "x", "      ")}) u;
+    stored := stored || jsonb_build_array(jsonb_build_array(x.id, w.stored_user_id, w.stored_tenant_id));
+  END LOOP;
+  RETURN stored;
+END
+$fn$;`;
+}
+
 /** The function's `CREATE OR REPLACE` for a schema (a quoted identifier). */
 export function putTurnTraces(s: string, partitioned: boolean): string {
-  const ids = partitioned
-    ? `
-  ${lockIds(s, "turn_traces", "SELECT x.id FROM jsonb_to_recordset(p_batch) AS x(id text)", "jsonb_array_length(p_batch)")}`
-    : "";
+  if (partitioned) return putTurnTracesOneByOne(s);
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_traces(p_batch jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $fn$
 DECLARE
   bad record;
   written bigint;
-  stored jsonb;${partitioned ? "\n  h integer;" : ""}
+  stored jsonb;
 BEGIN
   -- Lock the conversations in one order (as ms_put_messages does), so concurrent batches queue
   -- instead of deadlocking and a soft delete or restore waits until this statement ends.
@@ -67,7 +97,7 @@ BEGIN
      WHERE c.id IN (SELECT x."conversationId"
                       FROM jsonb_to_recordset(p_batch) AS x("conversationId" text))
      ORDER BY c.id FOR NO KEY UPDATE
-  ) l;${ids}
+  ) l;
   -- The first trace (in array order) that breaks a rule; the message is looked for in other
   -- conversations (f) only for a trace whose message is not in its own.
   SELECT x.id, x."messageId" AS message_id, x."conversationId" AS conversation_id,
@@ -99,7 +129,7 @@ BEGIN
       FROM jsonb_to_recordset(p_batch) AS x(
            ${recordDefinition(TURN_TRACE, "           ")})
       JOIN ${s}.conversations c ON c.id = x."conversationId"
-    ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
+    ON CONFLICT ${conflictTarget(false)} DO UPDATE SET
       ${setList(TURN_TRACE, "      ")}
     -- A trace created at once on another message (another conversation's lock) is not taken over.
     WHERE t.message_id = EXCLUDED.message_id

@@ -1,6 +1,6 @@
 import { columnList, parameterDefinitions, parameterNames, setList } from "./column-lists.js";
 import { TURN_TRACE } from "./columns.js";
-import { lockId } from "./id-locks.js";
+import { claimId, homeOf, takeOver } from "./id-lookups.js";
 import { raiseRule } from "./sqlstates.js";
 
 /** The conflict target of a message or trace upsert: the layout's primary key. */
@@ -97,6 +97,58 @@ const FOUND: TraceRuleInputs = {
   ownerTenantId: "target.tenant_id",
 };
 
+/** The refused trace's conversation, read on its own (`owner`, a record variable). */
+const OWNER: TraceRuleInputs = {
+  ...SINGLE,
+  conversationId: "owner.id",
+  ownerUserId: "owner.user_id",
+  ownerTenantId: "owner.tenant_id",
+};
+
+/**
+ * Why the trace is refused, into `bad` (`rule`, `found`), when its message is not in its
+ * conversation. The default layout looks for the message in one statement; the partitioned one
+ * reads its conversation from `message_ids` (`id-lookups.ts`), then each record with a statement
+ * of its own, so every statement names one conversation (one partition, one shard on Citus).
+ */
+function refusal(s: string, partitioned: boolean): string {
+  if (!partitioned) {
+    return `SELECT ${traceRefusal(SINGLE, "f")} AS rule, f.conversation_id AS found INTO bad
+      FROM (SELECT 1) one
+      LEFT JOIN ${s}.conversations c ON c.id = p_conversation_id
+      LEFT JOIN LATERAL (
+        SELECT f.conversation_id, f.user_id, f.tenant_id FROM ${s}.messages f
+         WHERE f.id = p_message_id LIMIT 1
+      ) f ON true;`;
+  }
+  return `${homeOf(s, "messages", "p_message_id")}
+    SELECT c.id, c.user_id, c.tenant_id INTO owner FROM ${s}.conversations c
+     WHERE c.id = p_conversation_id;
+    SELECT f.conversation_id, f.user_id, f.tenant_id INTO elsewhere FROM ${s}.messages f
+     WHERE f.id = p_message_id AND f.conversation_id = home;
+    SELECT ${traceRefusal(OWNER, "elsewhere")} AS rule, elsewhere.conversation_id AS found INTO bad;`;
+}
+
+/**
+ * The partitioned layout's claim of the trace id (`id-lookups.ts`) and read of the trace stored
+ * under it (`old`): in the trace's conversation, or, when the lookup places the id in another,
+ * in that one once it is locked; gone from there, the claim takes the id over.
+ */
+function claimTrace(s: string, trace: string): string {
+  return `
+  ${claimId(s, "turn_traces", "p_id", "p_conversation_id")}
+  IF home <> p_conversation_id THEN
+    PERFORM 1 FROM ${s}.conversations c WHERE c.id = home FOR NO KEY UPDATE;
+    SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id AND t.conversation_id = home;
+    IF NOT FOUND THEN
+      ${takeOver(s, "turn_traces", "p_id", "p_conversation_id")}
+    END IF;
+  ELSE
+    SELECT ${trace} INTO old FROM ${s}.turn_traces t
+     WHERE t.id = p_id AND t.conversation_id = p_conversation_id;
+  END IF;`;
+}
+
 /**
  * `ms_put_turn_trace(p_id, p_message_id, …)`: the trace upsert, one parameter per column,
  * resolving to the `userId` and `tenantId` it stored. It writes only if the message exists in
@@ -105,54 +157,32 @@ const FOUND: TraceRuleInputs = {
  * another one refused), and a trace never moves to another message nor changes `deletedAt`
  * through an upsert.
  *
- * In the partitioned layout it reads the message in the trace's conversation (one partition),
- * and the other partitions only to say why a refused trace was refused; it locks the trace id
- * and looks for the id in the other partitions only when it is not in the conversation's own
- * (see `id-locks.ts`).
+ * In the partitioned layout every statement names the conversation it reads (one partition; one
+ * shard on Citus): the message and the trace in the trace's conversation, the lookups
+ * (`id-lookups.ts`) for a refusal's reason and for the trace id's uniqueness.
  */
 export function putTurnTrace(s: string, partitioned: boolean): string {
-  const own = (alias: string) =>
-    partitioned ? ` AND ${alias}.conversation_id = p_conversation_id` : "";
-  const elsewhere = (lookup: string) =>
-    partitioned
-      ? `
-  IF NOT FOUND THEN
-    ${lookup}
-  END IF;`
-      : "";
   const trace = "t.message_id, t.deleted_at, t.user_id, t.tenant_id";
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_turn_trace(
   ${parameterDefinitions(TURN_TRACE)},
   OUT stored_user_id text, OUT stored_tenant_id text)
-LANGUAGE plpgsql${partitioned ? " SET plan_cache_mode = force_generic_plan" : ""} AS $fn$
+LANGUAGE plpgsql AS $fn$
 DECLARE
   target record;
   old record;
   bad record;
-  rule text;
+  rule text;${partitioned ? "\n  home text;\n  owner record;\n  elsewhere record;" : ""}
 BEGIN
   -- The conversation lock orders this write after a concurrent soft delete or restore.
   SELECT m.conversation_id, m.deleted_at, c.id, c.user_id, c.tenant_id INTO target
     FROM ${s}.messages m JOIN ${s}.conversations c ON c.id = m.conversation_id
-   WHERE m.id = p_message_id${own("m")}
+   WHERE m.id = p_message_id${partitioned ? " AND m.conversation_id = p_conversation_id AND c.id = p_conversation_id" : ""}
      FOR NO KEY UPDATE OF c;
   IF target.conversation_id IS DISTINCT FROM p_conversation_id THEN
     -- Refused (nothing written): the message is missing or in another conversation.
-    SELECT ${traceRefusal(SINGLE, "f")} AS rule, f.conversation_id AS found INTO bad
-      FROM (SELECT 1) one
-      LEFT JOIN ${s}.conversations c ON c.id = p_conversation_id
-      LEFT JOIN LATERAL (
-        SELECT f.conversation_id, f.user_id, f.tenant_id FROM ${s}.messages f
-         WHERE f.id = p_message_id LIMIT 1
-      ) f ON true;
+    ${refusal(s, partitioned)}
     ${raiseRule("bad.rule", traceDetail("p_id", "p_message_id", "p_conversation_id", "bad.found"))}
-  END IF;${
-    partitioned
-      ? `
-  ${lockId(s, "turn_traces", "p_id")}`
-      : ""
-  }
-  SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id${own("t")};${elsewhere(`SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id LIMIT 1;`)}
+  END IF;${partitioned ? claimTrace(s, trace) : `\n  SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id;`}
   rule := ${traceRule(FOUND, "old", "target.deleted_at")};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", traceDetail("p_id", "p_message_id", "p_conversation_id", "NULL::text"))}
