@@ -35,6 +35,9 @@ Other commands:
   scale [--messages 1000000] [--partitions 16] [--iterations 2000] [--ingest 5000]
                                                               issue #18: PostgreSQL's partitioned layout against the
                                                               default one on the same data; prints tables
+  writers [--writers 4,8,16] [--partitions 16] [--turns 100] [--batches 10] [--rounds 3]
+                                                              issue #30: turn-loop and ingest throughput of concurrent
+                                                              writers, default vs partitioned layout; prints a table
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
   search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
                                                               issue #15's search: top-10 with a user filter on JSON,

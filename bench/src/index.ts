@@ -29,6 +29,7 @@ import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
 import { searchBench } from "./search-bench.js";
 import { startTarget } from "./targets.js";
+import { writersBench } from "./writers-bench.js";
 
 /** In run order: the big-store scenarios build on each other's data (context → traces → delete). */
 const SCENARIOS: Scenario[] = [
@@ -191,6 +192,9 @@ async function main(): Promise<void> {
       return;
     case "scale":
       await scaleBench(rest);
+      return;
+    case "writers":
+      await writersBench(rest);
       return;
     case "make-json-fixture":
       await writeSyntheticFile(rest[0]!, Number(rest[1] ?? 100_000), Number(rest[2] ?? 20_000));
