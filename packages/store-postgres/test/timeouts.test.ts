@@ -224,7 +224,7 @@ describe("query_timeout_ms: a call without an answer is cancelled on the server"
     await sleep(300);
     await withClient(db.url(), (c) =>
       c.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'message-store' AND wait_event_type = 'Lock'",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'message-store' AND wait_event_type = 'Lock' AND datname = current_database()",
       ),
     );
     const { error } = await write;
