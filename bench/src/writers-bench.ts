@@ -68,54 +68,55 @@ interface Run {
 /** A run's unique prefix, so that no two runs share a conversation or an id. */
 let runs = 0;
 
-async function turnLoop(store: MessageStore, writers: number, turns: number): Promise<Run> {
-  const prefix = `t${++runs}`;
+/**
+ * `writers` writers at once, each on a new conversation of its own, each running `laps` laps of
+ * `lap`; a lap's latency is one sample.
+ */
+async function concurrently(
+  store: MessageStore,
+  writers: number,
+  laps: number,
+  lap: (conversation: string, n: number) => Promise<void>,
+): Promise<{ seconds: number; latencies: number[] }> {
+  const prefix = `r${++runs}`;
   const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
       const conversation = `${prefix}-c${w}`;
       await store.storeConversation({ id: conversation, userId: "u1", createdAt: 0 });
-      for (let t = 0; t < turns; t++) {
-        const turnStarted = performance.now();
-        const id = `${conversation}-${t}`;
-        await store.storeMessage(messageInput(`${id}-u`, conversation, 2 * t));
-        await store.getImmediateContext(conversation, 20);
-        await store.storeMessage(
-          messageInput(`${id}-a`, conversation, 2 * t + 1, { role: "assistant" }),
-        );
-        await store.storeTurnTrace(traceInput(`${id}-tr`, `${id}-a`, conversation, 2 * t + 1));
-        latencies.push(performance.now() - turnStarted);
+      for (let n = 0; n < laps; n++) {
+        const lapStarted = performance.now();
+        await lap(conversation, n);
+        latencies.push(performance.now() - lapStarted);
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, units: writers * turns, latencies };
+  return { seconds: (performance.now() - started) / 1000, latencies };
+}
+
+async function turnLoop(store: MessageStore, writers: number, turns: number): Promise<Run> {
+  const run = await concurrently(store, writers, turns, async (conversation, t) => {
+    const id = `${conversation}-${t}`;
+    await store.storeMessage(messageInput(`${id}-u`, conversation, 2 * t));
+    await store.getImmediateContext(conversation, 20);
+    await store.storeMessage(
+      messageInput(`${id}-a`, conversation, 2 * t + 1, { role: "assistant" }),
+    );
+    await store.storeTurnTrace(traceInput(`${id}-tr`, `${id}-a`, conversation, 2 * t + 1));
+  });
+  return { ...run, units: writers * turns };
 }
 
 async function ingest(store: MessageStore, writers: number, batches: number): Promise<Run> {
-  const prefix = `i${++runs}`;
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: writers }, async (_, w) => {
-      const conversation = `${prefix}-c${w}`;
-      await store.storeConversation({ id: conversation, userId: "u1", createdAt: 0 });
-      for (let b = 0; b < batches; b++) {
-        const batchStarted = performance.now();
-        await store.storeMessages(
-          Array.from({ length: 100 }, (_, k) =>
-            messageInput(`${conversation}-${b}-${k}`, conversation, b * 100 + k),
-          ),
-        );
-        latencies.push(performance.now() - batchStarted);
-      }
-    }),
-  );
-  return {
-    seconds: (performance.now() - started) / 1000,
-    units: writers * batches * 100,
-    latencies,
-  };
+  const run = await concurrently(store, writers, batches, async (conversation, b) => {
+    await store.storeMessages(
+      Array.from({ length: 100 }, (_, k) =>
+        messageInput(`${conversation}-${b}-${k}`, conversation, b * 100 + k),
+      ),
+    );
+  });
+  return { ...run, units: writers * batches * 100 };
 }
 
 const rate = (value: number) => Math.round(value).toLocaleString("en-US");

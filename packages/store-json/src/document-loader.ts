@@ -33,17 +33,19 @@ export const FORMAT = "message-store";
 /** Written: 2 (records with tenants, soft delete and the new message fields). Read: 1 and 2. */
 export const VERSION = 2;
 const READABLE = new Set([1, 2]);
-const KEYS = new Set([
-  "format",
-  "version",
-  "generation",
+/**
+ * The file's record arrays, in the order `writeSnapshotTemp` writes them (the streaming read
+ * needs it).
+ */
+export const RECORD_ARRAYS = [
   "conversations",
   "messages",
   "turnTraces",
   "checkpoints",
   "checkpointValues",
   "checkpointWrites",
-]);
+] as const;
+const KEYS = new Set<string>(["format", "version", "generation", ...RECORD_ARRAYS]);
 
 /** Core's fast check of a conversation record, plus the file's `lastMessageAt`. */
 function canonicalStoredConversation(c: Record<string, unknown>): StoredConversation | undefined {

@@ -2,7 +2,13 @@ import { isUtf8 } from "node:buffer";
 import { type FileHandle, readFile, unlink } from "node:fs/promises";
 import { isMessageStoreError } from "@message-store/core";
 import { fileCheckpoint, fileValue } from "./checkpoint-codec.js";
-import { DocumentLoader, FORMAT, type Snapshot, VERSION } from "./document-loader.js";
+import {
+  DocumentLoader,
+  FORMAT,
+  RECORD_ARRAYS,
+  type Snapshot,
+  VERSION,
+} from "./document-loader.js";
 import { scanDocument, UnexpectedShape } from "./document-scanner.js";
 import { errorCode, openWithMode, storageError, writeFully } from "./fs-util.js";
 import { describeSyntaxError, stringifyMessage, stringifyNested } from "./json-text.js";
@@ -102,15 +108,7 @@ function loadDocument(doc: unknown, path: string): Snapshot {
   return loader.finish();
 }
 
-/** The order `writeSnapshotTemp` writes the record arrays in, which the streaming read needs. */
-const ARRAYS = [
-  "conversations",
-  "messages",
-  "turnTraces",
-  "checkpoints",
-  "checkpointValues",
-  "checkpointWrites",
-] as const;
+const ARRAYS = RECORD_ARRAYS;
 
 /**
  * Loads the main file record by record as {@link scanDocument} reads it, so that the file's
