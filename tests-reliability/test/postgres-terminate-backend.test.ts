@@ -33,7 +33,7 @@ async function terminateBatch(delayMs: number, deadline: number): Promise<number
     const { rows } = await admin.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity
         WHERE application_name = 'message-store' AND state = 'active'
-          AND query LIKE '%ms_put_messages%' AND pid <> pg_backend_pid()`,
+          AND query LIKE '%ms_write_messages%' AND pid <> pg_backend_pid()`,
     );
     if (rows[0]) {
       await sleep(delayMs);

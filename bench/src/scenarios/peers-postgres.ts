@@ -2,6 +2,7 @@ import { loadavg } from "node:os";
 import type { Message } from "@message-store/core";
 import { PostgresMessageStore } from "@message-store/postgres";
 import { BASE_TIME, makeMessage, rng } from "../data.js";
+import { ourTableFloor } from "../peers/floor-peer.js";
 import { openLangChainPostgres } from "../peers/langchain-peer.js";
 import { openMastra } from "../peers/mastra-peer.js";
 import { oursAsPeer } from "../peers/ours-peer.js";
@@ -58,7 +59,7 @@ async function bytesPerMessage(pool: import("pg").Pool): Promise<string> {
 export const peersPostgres: Scenario = {
   id: "peers",
   title: "7. PostgreSQL vs peers (Mastra, LangChain)",
-  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for. Whole turn: append the user's message, read the last ${N}, append the answer, in a conversation of 200 messages per system. The next column is our same store opened with \`prepared_statements: false\` (what a transaction-mode pooler gets), reading ours' conversations; with \`BENCH_POSTGRES_PREVIOUS\` set, the last is a build of an earlier commit on the same tables.`,
+  description: `Our PostgreSQL adapter against \`@mastra/pg\` (\`PostgresStore\`, memory domain) and \`@langchain/community\` (\`PostgresChatMessageHistory\`) on the same server and database, each on its own pool of the run's size, used as their docs show (see \`bench/src/peers/\`). Calls are interleaved call by call, the system that goes first rotating. Ingest: ${BATCH} messages of one conversation per call through each batch API (ours \`storeMessages\`, Mastra \`saveMessages\`, LangChain \`addMessages\`). Append: one message (\`storeMessage\`, \`saveMessages([m])\`, \`addMessage\`). Read: the newest ${N} messages oldest first (\`getImmediateContext(${N})\`; Mastra \`listMessages({ perPage: ${N}, orderBy: createdAt DESC, includeTotal: false })\` reversed; LangChain \`getMessages()\` sliced, its only read). Big store: conversations of ${BIG_CONVERSATION.toLocaleString("en-US")} messages loaded into each system (setup: ours and LangChain by one INSERT per conversation, Mastra by its own \`saveMessages\`), then \`VACUUM ANALYZE\`. Every system gets the same text, role, time and ids; ours also stores the rest of our record (entities, tool calls, metadata…), which the peers have no columns for. Whole turn: append the user's message, read the last ${N}, append the answer, in a conversation of 200 messages per system. The next column is our same store opened with \`prepared_statements: false\` (what a transaction-mode pooler gets), reading ours' conversations; then our own tables written and read by plain hand-written SQL with none of the store's rules (the floor of our schema, see \`bench/src/peers/floor-peer.ts\`); with \`BENCH_POSTGRES_PREVIOUS\` set, the last is a build of an earlier commit on the same tables.`,
   adapters: ["postgres"],
   async run({ target, progress, limits, scale }) {
     if (!target.dsn || !target.poolSize || !target.pool)
@@ -68,7 +69,7 @@ export const peersPostgres: Scenario = {
     const load = [loadavg()[0]!];
     const ours = oursAsPeer(
       () => target.store,
-      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_put_message(s)`: locks the conversation, checks it, advances its last_message_at; one statement, one round trip (the server commits at the Sync sent with it: see the adapter README, Timeouts)",
+      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_write_message(s)` (typed parameters; a batch as one set-based statement over column arrays): locks the conversation, checks every rule, advances its last_message_at; one statement, one round trip (the server commits at the Sync sent with it: see the adapter README, Timeouts)",
       (records) => target.raw.storeMessages(records),
     );
     // A build of an earlier commit of the adapter, on the same tables, for before/after rows in
@@ -106,6 +107,7 @@ export const peersPostgres: Scenario = {
       (records) => target.raw.storeMessages(records),
       "ours, prepared_statements: false",
     );
+    const floor = ourTableFloor(pool, target.raw);
     const mastra = await openMastra(target.dsn, target.poolSize);
     const langchain = await openLangChainPostgres(target.dsn, target.poolSize);
     const systems: PeerSystem[] = [
@@ -113,6 +115,7 @@ export const peersPostgres: Scenario = {
       mastra as PeerSystem,
       langchain as PeerSystem,
       oursUnprepared as PeerSystem,
+      floor as PeerSystem,
       ...(oursPrevious ? [oursPrevious as PeerSystem] : []),
     ];
     const rows: PeerMeasurement[] = [];
@@ -142,8 +145,9 @@ export const peersPostgres: Scenario = {
 
       // The turn loop's calls: one conversation of 200 messages per system.
       const appends = Math.max(50, Math.round(500 * scale));
-      // The unprepared store reads ours' conversations (same tables) instead of loading its own.
-      const sharesOurs = (s: PeerSystem) => s === oursUnprepared || s === oursPrevious;
+      // The other systems on our tables read ours' conversations instead of loading their own.
+      const sharesOurs = (s: PeerSystem) =>
+        s === oursUnprepared || s === oursPrevious || s === floor;
       const dataOf = (s: PeerSystem) => (sharesOurs(s) ? ours : s) as PeerSystem;
       const loaded = systems.filter((s) => !sharesOurs(s));
       for (const s of systems) await s.createConversation(conv(s, "append"), "user-peers");

@@ -20,6 +20,7 @@ import { LaggingReads } from "./connection/lagging-reads.js";
 import { runnerOn, type StatementRunner } from "./connection/statement-runner.js";
 import { toStoreError } from "./errors.js";
 import type { Partitions } from "./layout.js";
+import { messageParams, storedFacts } from "./message-params.js";
 import { applySchema, packagePlan } from "./migrate.js";
 import { decodeNullable, encodeNullable, encodeText, toJsonParam } from "./nul-codec.js";
 import {
@@ -209,16 +210,24 @@ export class PostgresDriver implements MessageStoreDriver {
   }
 
   async storeMessages({ messages }: RequestOf<"storeMessages">) {
-    // One message (every turn of an agent) has a function of its own: no recordset, no sort.
-    const [row] = await this.#io.written(
+    const { writeMessage, writeMessages } = this.#q;
+    // The batch is stored as given (the codec is lossless) but for what the write reports: the
+    // conversation's tenant and cleared stale embeddings. Reading it back would cost a second
+    // round trip for nearly identical data.
+    if (writeMessage === null || writeMessages === null) {
+      // The partitioned layout; one message has a function of its own: no recordset, no sort.
+      const [row] = await this.#io.written(
+        messages.length === 1
+          ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
+          : stmt(this.#q.putMessages, [batchParam(messages), null, null]),
+      );
+      return asStored(messages, row?.stored);
+    }
+    const write =
       messages.length === 1
-        ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
-        : stmt(this.#q.putMessages, [batchParam(messages), null, null]),
-    );
-    // The batch is stored as given (the codec is lossless) but for what the function reports:
-    // the conversation's tenant and cleared stale embeddings. Reading it back would cost a
-    // second round trip for nearly identical data.
-    return asStored(messages, row?.stored);
+        ? stmt(writeMessage, messageParams(messages[0]!))
+        : stmt(writeMessages, [batchParam(messages)]);
+    return asStored(messages, storedFacts(await this.#io.written(write)));
   }
 
   /** One statement: the conversation, its lock and the timestamps inside `ms_put_messages`. */

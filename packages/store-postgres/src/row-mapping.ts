@@ -63,7 +63,7 @@ function rowDecoder(fields: readonly StoredField[]): (row: Row) => Row {
 }
 
 /** A record → positional parameters converter for `fields` (`$1` is the first field). */
-function paramWriter<T>(fields: readonly StoredField[]): (record: T) => unknown[] {
+export function paramWriter<T>(fields: readonly StoredField[]): (record: T) => unknown[] {
   const keys = fields.map((f) => f.key);
   const encoders = fields.map((f) => f.column.encode as Convert | undefined);
   return (record) => {
@@ -159,9 +159,9 @@ export const conversationParams = paramWriter<ConversationRecord>(CONVERSATION_W
 export const traceParams = paramWriter<TurnTrace>(TURN_TRACE);
 
 /**
- * The parameter of the batch functions (`ms_put_messages`, `ms_put_turn_traces`): the records as
- * the model's JSON, which the function reads with `jsonb_to_recordset` keyed by field name (the
- * NUL escape is applied to the whole text).
+ * The parameter of the batch functions (`ms_write_messages`, `ms_put_messages`,
+ * `ms_put_turn_traces`): the records as the model's JSON, which the function reads with
+ * `jsonb_to_recordset` keyed by field name (the NUL escape is applied to the whole text).
  */
 export function batchParam(batch: readonly (Message | TurnTrace)[]): string {
   // Copied with push: core's array may be holey (made by map), and JSON.stringify serialises a
@@ -195,7 +195,7 @@ export function toUsageSums(row: Row): UsageSums {
  * What the message functions report per stored row: `[id, tenantId, embedding is null,
  * timestamp]`.
  */
-type StoredFact = readonly [string, string | null, boolean, number];
+export type StoredFact = readonly [string, string | null, boolean, number];
 
 /**
  * The batch as stored: each message with its conversation's `tenantId`, its stored timestamp (a

@@ -165,7 +165,7 @@ describe("messages", () => {
     expect((await store.getConversation("c2"))!.lastActivityAt).toBe(1000);
   });
 
-  it("applies the same rules to a single message (its own function, ms_put_message)", async () => {
+  it("applies the same rules to a single message (its own function, ms_write_message)", async () => {
     const missing = await store.storeMessage(message("lost", "nope", 1)).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(IntegrityError);
     expect((missing as Error).message).toContain('conversation "nope" of message "lost"');

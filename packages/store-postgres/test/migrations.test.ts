@@ -40,9 +40,10 @@ function loggingPool(url: string, log: string[]): pg.Pool {
   return new pg.Pool({ connectionString: url, Client: LoggingClient, max: 2 });
 }
 
-/** Replaces `ms_put_message` by a function that always fails, as an older package's would differ. */
-const BROKEN_PUT_MESSAGE = `CREATE OR REPLACE FUNCTION public.ms_put_message(p_message jsonb)
-RETURNS jsonb LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale definition'; END $$`;
+/** Replaces `ms_write_messages` by a function that always fails, as an older package's would differ. */
+const BROKEN_WRITE_MESSAGES = `CREATE OR REPLACE FUNCTION public.ms_write_messages(p_batch jsonb)
+RETURNS TABLE (stored_id text, stored_tenant_id text, pending boolean, stored_timestamp bigint)
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale definition'; END $$`;
 
 /** What a schema at the newest version records: the functions' checksum on the newest row. */
 const EVERY_VERSION = () =>
@@ -54,7 +55,7 @@ const EVERY_VERSION = () =>
 const prosrc = (url: string) =>
   withClient(url, async (c) => {
     const { rows } = await c.query(
-      "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('public.ms_put_message(jsonb)')",
+      "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('public.ms_write_messages(jsonb)')",
     );
     return rows[0].prosrc as string;
   });
@@ -104,18 +105,19 @@ describe("migrations", () => {
     await (await openStore(url)).close();
     const derived = await prosrc(url);
     // Same checksum recorded: the cheap check trusts it and sends no DDL.
-    await withClient(url, (c) => c.query(BROKEN_PUT_MESSAGE));
+    await withClient(url, (c) => c.query(BROKEN_WRITE_MESSAGES));
     const trusting = await openStore(url);
     await trusting.storeConversation(conversation("c1"));
-    await expect(trusting.storeMessage(message("m1", "c1", 1))).rejects.toThrow(/stale definition/);
+    const batch = [message("m1", "c1", 1), message("m2", "c1", 1)];
+    await expect(trusting.storeMessages(batch)).rejects.toThrow(/stale definition/);
     await trusting.close();
     // Another checksum recorded (another package version installed its functions): re-installed.
     await withClient(url, (c) =>
       c.query("UPDATE message_store_migrations SET functions_checksum = 'sha256:older'"),
     );
     const store = await openStore(url);
-    await store.storeMessage(message("m1", "c1", 1));
-    expect(await store.getMessage("m1")).not.toBeNull();
+    await store.storeMessages(batch);
+    expect(await store.getMessage("m2")).not.toBeNull();
     await store.close();
     expect(await prosrc(url)).toBe(derived);
     // The checksum goes on the newest row; the older rows keep what they had.
@@ -128,7 +130,7 @@ describe("migrations", () => {
     const url = await freshDatabase();
     await (await openStore(url)).close();
     await withClient(url, async (c) => {
-      await c.query(BROKEN_PUT_MESSAGE);
+      await c.query(BROKEN_WRITE_MESSAGES);
       await c.query("UPDATE message_store_migrations SET functions_checksum = NULL");
     });
     const log: string[] = [];
@@ -156,7 +158,7 @@ describe("migrations", () => {
     expect(await recorded(url)).toEqual(EVERY_VERSION());
     const store = await openStore(url);
     await store.storeConversation(conversation("c1"));
-    await store.storeMessage(message("m1", "c1", 1));
+    await store.storeMessages([message("m1", "c1", 1), message("m2", "c1", 1)]);
     await store.close();
   });
 

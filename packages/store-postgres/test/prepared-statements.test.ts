@@ -48,7 +48,7 @@ describe("prepared statements", () => {
     await store.storeConversation(conversation("c1"));
     for (let k = 0; k < 3; k++) expect(await turn(store, "c1", k)).toHaveLength(k + 1);
     const statements = await prepared(pool);
-    expect(statements.filter((s) => s.includes("ms_put_message("))).toHaveLength(1);
+    expect(statements.filter((s) => s.includes("ms_write_message("))).toHaveLength(1);
     expect(
       statements.filter((s) => s.includes('ORDER BY "timestamp" DESC, seq DESC')),
     ).toHaveLength(1);
@@ -89,8 +89,8 @@ describe("prepared statements", () => {
         );
       }
       const statements = await prepared(pool);
-      expect(statements.filter((s) => s.includes('"prep_a".ms_put_message('))).toHaveLength(1);
-      expect(statements.filter((s) => s.includes('"prep_b".ms_put_message('))).toHaveLength(1);
+      expect(statements.filter((s) => s.includes('"prep_a".ms_write_message('))).toHaveLength(1);
+      expect(statements.filter((s) => s.includes('"prep_b".ms_write_message('))).toHaveLength(1);
     } finally {
       await b.close();
     }

@@ -3,6 +3,7 @@ import { putCheckpoint, putCheckpointWrites } from "./checkpoint-functions.js";
 import { ID_READ_FUNCTION_NAMES, idReadFunctions } from "./id-read-functions.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
 import { putMessage, putMessages } from "./message-functions.js";
+import { WRITE_FUNCTIONS, writeMessageFunctions } from "./message-writes.js";
 import { quoteLiteral } from "./quote.js";
 import { refuseFunction } from "./sqlstates.js";
 import { putTurnTraces } from "./trace-batch-function.js";
@@ -32,6 +33,8 @@ export const FUNCTION_NAMES = [
   "ms_refuse",
   "ms_put_messages",
   "ms_put_message",
+  WRITE_FUNCTIONS.one,
+  WRITE_FUNCTIONS.batch,
   "ms_put_turn_trace",
   "ms_put_turn_traces",
   ...LIFECYCLE_FUNCTION_NAMES,
@@ -69,6 +72,7 @@ export function functionsSql(schema: string, partitioned = false): string {
     refuseFunction,
     putMessages,
     putMessage,
+    writeMessageFunctions,
     putTurnTrace,
     putTurnTraces,
     ...lifecycleFunctions,

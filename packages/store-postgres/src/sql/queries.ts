@@ -4,6 +4,7 @@ import { encodeText } from "../nul-codec.js";
 import { columnList, fieldNames, placeholders, selectList, setList } from "./column-lists.js";
 import { CONVERSATION_READ, CONVERSATION_WRITE, MESSAGE, TURN_TRACE } from "./columns.js";
 import { idReadQueries } from "./id-read-queries.js";
+import { writeMessageCall, writeMessagesCall } from "./message-writes.js";
 import { Params, type Statement, whereClause } from "./params.js";
 import { quoteIdent } from "./quote.js";
 import { ownedBy, ownerConditions, scopeParams } from "./scope-conditions.js";
@@ -116,6 +117,14 @@ ORDER BY id LIMIT ${p.add(take)}`,
 
     /** One message as a JSONB object; see `ms_put_message` in message-functions.ts. */
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
+
+    /**
+     * The default layout's `storeMessages`: one message as a typed parameter per column, a batch
+     * as one JSONB parameter; see message-writes.ts. `null` in the partitioned layout, which
+     * writes through `putMessage(s)`.
+     */
+    writeMessage: partitioned ? null : writeMessageCall(s),
+    writeMessages: partitioned ? null : writeMessagesCall(s),
 
     /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}
