@@ -69,7 +69,7 @@ export const peersPostgres: Scenario = {
     const load = [loadavg()[0]!];
     const ours = oursAsPeer(
       () => target.store,
-      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_write_message(s)` (typed parameters; a batch as one set-based statement over column arrays): locks the conversation, checks every rule, advances its last_message_at; one statement, one round trip (the server commits at the Sync sent with it: see the adapter README, Timeouts)",
+      "24 columns (our record: ids, role, text, JSONB entities/tool calls/metadata…, seq) through `ms_write_message(s)` (one message as typed parameters; a batch as one set-based statement over its JSON): locks the conversation, checks every rule, advances its last_message_at; one statement, one round trip (the server commits at the Sync sent with it: see the adapter README, Timeouts)",
       (records) => target.raw.storeMessages(records),
     );
     // A build of an earlier commit of the adapter, on the same tables, for before/after rows in

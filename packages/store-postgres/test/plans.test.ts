@@ -1,8 +1,11 @@
+import { type Message, MessageSchema } from "@message-store/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
+import { messageParams } from "../src/message-params.js";
+import { batchParam } from "../src/row-mapping.js";
 import { createQueries } from "../src/sql/queries.js";
-import { openStore, useDatabase } from "./helpers.js";
+import { message, openStore, useDatabase } from "./helpers.js";
 
 /**
  * EXPLAIN of the hot statements, exactly as the store sends them, on realistic volumes: one
@@ -279,5 +282,35 @@ describe("EXPLAIN of the hot queries", () => {
       null,
     ]);
     expect(usesIndex(rows[0]["QUERY PLAN"][0].Plan, "turn_traces_message_id_key")).toBe(true);
+  });
+
+  it("the message writes read no table sequentially, one message or a batch of 100", async () => {
+    // Inside the write functions EXPLAIN cannot look: the backend's own scan counts of this
+    // transaction can (they count inside functions too); rolled back after.
+    const seqScans = `SELECT coalesce(sum(seq_scan), 0)::int AS n FROM pg_stat_xact_user_tables
+       WHERE relname IN ('conversations', 'messages')`;
+    // conv-n belongs to user-(n % 30) and tenant-(n % 30 % 5).
+    const record = (id: string, n: number): Message =>
+      MessageSchema.parse(
+        message(id, `conv-${n}`, n, {
+          userId: `user-${n % 30}`,
+          tenantId: `tenant-${(n % 30) % 5}`,
+        }),
+      );
+    const batch = Array.from({ length: 100 }, (_, i) => record(`plan-batch-${i}`, (i % 3) + 10));
+    for (const [text, values] of [
+      [q.writeMessage!, messageParams(record("plan-one", 7))],
+      [q.writeMessages!, [batchParam(batch)]],
+    ] as const) {
+      await client.query("BEGIN");
+      try {
+        const before = (await client.query(seqScans)).rows[0].n;
+        const { rows } = await client.query(text, [...values]);
+        expect(rows.length).toBeGreaterThan(0);
+        expect((await client.query(seqScans)).rows[0].n).toBe(before);
+      } finally {
+        await client.query("ROLLBACK");
+      }
+    }
   });
 });
