@@ -226,15 +226,19 @@ export class PostgresDriver implements MessageStoreDriver {
     const write =
       messages.length === 1
         ? stmt(writeMessage, messageParams(messages[0]!))
-        : stmt(writeMessages, [batchParam(messages)]);
+        : stmt(writeMessages, [batchParam(messages), null, null]);
     return asStored(messages, storedFacts(await this.#io.written(write)));
   }
 
-  /** One statement: the conversation, its lock and the timestamps inside `ms_put_messages`. */
+  /** One statement: the conversation, its lock and the timestamps inside the batch write. */
   async storeSessionMessages({ conversation, messages, now }: RequestOf<"storeSessionMessages">) {
     const values = [batchParam(messages), toJsonParam(conversation), now];
-    const [row] = await this.#io.written(stmt(this.#q.putMessages, values));
-    return asStored(messages, row?.stored);
+    if (this.#q.writeMessages === null) {
+      const [row] = await this.#io.written(stmt(this.#q.putMessages, values));
+      return asStored(messages, row?.stored);
+    }
+    const rows = await this.#io.written(stmt(this.#q.writeMessages, values));
+    return asStored(messages, storedFacts(rows));
   }
 
   async getMessage({ id, includeDeleted, scope }: RequestOf<"getMessage">) {

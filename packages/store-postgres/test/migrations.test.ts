@@ -41,7 +41,8 @@ function loggingPool(url: string, log: string[]): pg.Pool {
 }
 
 /** Replaces `ms_write_messages` by a function that always fails, as an older package's would differ. */
-const BROKEN_WRITE_MESSAGES = `CREATE OR REPLACE FUNCTION public.ms_write_messages(p_batch jsonb)
+const BROKEN_WRITE_MESSAGES = `CREATE OR REPLACE FUNCTION public.ms_write_messages(
+  p_batch jsonb, p_session jsonb, p_now bigint)
 RETURNS TABLE (stored_id text, stored_tenant_id text, pending boolean, stored_timestamp bigint)
 LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale definition'; END $$`;
 
@@ -55,7 +56,7 @@ const EVERY_VERSION = () =>
 const prosrc = (url: string) =>
   withClient(url, async (c) => {
     const { rows } = await c.query(
-      "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('public.ms_write_messages(jsonb)')",
+      "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('public.ms_write_messages(jsonb,jsonb,bigint)')",
     );
     return rows[0].prosrc as string;
   });

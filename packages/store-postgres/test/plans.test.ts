@@ -300,7 +300,7 @@ describe("EXPLAIN of the hot queries", () => {
     const batch = Array.from({ length: 100 }, (_, i) => record(`plan-batch-${i}`, (i % 3) + 10));
     for (const [text, values] of [
       [q.writeMessage!, messageParams(record("plan-one", 7))],
-      [q.writeMessages!, [batchParam(batch)]],
+      [q.writeMessages!, [batchParam(batch), null, null]],
     ] as const) {
       await client.query("BEGIN");
       try {

@@ -85,7 +85,7 @@ function refuseMoved(): string {
  * refuses the write. Every statement names the conversation (one partition in the partitioned
  * layout).
  */
-function sessionTimestamps(s: string): string {
+export function sessionTimestamps(s: string): string {
   return `IF p_session IS NOT NULL THEN
     ${insertConversationFrom(s, "p_session")}
     IF NOT FOUND THEN

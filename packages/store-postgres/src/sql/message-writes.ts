@@ -1,14 +1,16 @@
 import { recordDefinition } from "./column-lists.js";
 import { MESSAGE } from "./columns.js";
+import { sessionTimestamps } from "./message-functions.js";
 import { quoteIdent } from "./quote.js";
 import { refuse } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
 
 /**
- * The default layout's `storeMessages`: `ms_write_message` (one message, a typed parameter per
- * column) and `ms_write_messages` (a batch, read once with `jsonb_to_recordset`), each one upsert
- * for all of its messages instead of the per-statement checks of `ms_put_messages`
- * (`message-functions.ts`, which the partitioned layout and `storeSessionMessages` still use).
+ * The default layout's `storeMessages` and `storeSessionMessages`: `ms_write_message` (one
+ * message, a typed parameter per column) and `ms_write_messages` (a batch, read once with
+ * `jsonb_to_recordset`), each one upsert for all of its messages instead of the per-statement
+ * checks of `ms_put_messages` (`message-functions.ts`, which the partitioned layout and the
+ * checkpoint puts still use).
  * They keep every rule and raise the same refusals (`ms_refuse`, mapped in `refusals.ts`):
  *
  * - the conversations are locked (one message: by the update of its `last_message_at`; a batch:
@@ -116,13 +118,21 @@ $fn$;`;
 
 /**
  * A batch, one statement: the batch read once, its conversations locked in id order and their
- * activity advanced, then the upsert in array order.
+ * activity advanced, then the upsert in array order. For `storeSessionMessages`, `p_session` (the
+ * conversation, else NULL) and `p_now` first give the batch its timestamps under the
+ * conversation's lock, as `ms_put_messages` does (`sessionTimestamps`).
  */
 function writeBatch(s: string): string {
   const x = (column: string) => `x.${quoteIdent(column)}`;
-  return `CREATE OR REPLACE FUNCTION ${s}.${WRITE_FUNCTIONS.batch}(p_batch jsonb)
+  return `CREATE OR REPLACE FUNCTION ${s}.${WRITE_FUNCTIONS.batch}(
+  p_batch jsonb, p_session jsonb, p_now bigint)
 RETURNS ${RESULT} LANGUAGE plpgsql AS $fn$
+DECLARE
+  activity bigint;
+  shift bigint;
+  sess record;
 BEGIN
+  ${sessionTimestamps(s)}
   RETURN QUERY
   WITH x AS (
     SELECT * FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
@@ -161,7 +171,11 @@ export function writeMessageCall(s: string): string {
   return `SELECT ${CALL_RESULT} FROM ${s}.${WRITE_FUNCTIONS.one}(${params})`;
 }
 
-/** The call of `ms_write_messages`: `$1`, the batch as the model's JSON (`batchParam`). */
+/**
+ * The call of `ms_write_messages`: `$1`, the batch as the model's JSON (`batchParam`); `$2`, `$3`:
+ * for `storeSessionMessages`, the conversation to create if missing and the call's `now` (else
+ * NULLs).
+ */
 export function writeMessagesCall(s: string): string {
-  return `SELECT ${CALL_RESULT} FROM ${s}.${WRITE_FUNCTIONS.batch}($1::jsonb)`;
+  return `SELECT ${CALL_RESULT} FROM ${s}.${WRITE_FUNCTIONS.batch}($1::jsonb, $2::jsonb, $3::bigint)`;
 }

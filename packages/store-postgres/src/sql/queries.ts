@@ -119,9 +119,10 @@ ORDER BY id LIMIT ${p.add(take)}`,
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
 
     /**
-     * The default layout's `storeMessages`: one message as a typed parameter per column, a batch
-     * as one JSONB parameter; see message-writes.ts. `null` in the partitioned layout, which
-     * writes through `putMessage(s)`.
+     * The default layout's `storeMessages`: one message as a typed parameter per column; a batch
+     * as one JSONB parameter, then (`storeSessionMessages`) the conversation and `now`, else
+     * NULLs; see message-writes.ts. `null` in the partitioned layout, which writes through
+     * `putMessage(s)`.
      */
     writeMessage: partitioned ? null : writeMessageCall(s),
     writeMessages: partitioned ? null : writeMessagesCall(s),
