@@ -5,10 +5,9 @@ import { conversation, message, openStore, useDatabase, withClient } from "./hel
 
 /**
  * `storeSessionMessages` chooses its timestamps inside the batch write (`ms_write_messages`; the
- * partitioned layout: `ms_put_messages`), under the
- * conversation's lock: a turn whose id is stored in the conversation keeps its timestamp and
- * place, every other turn `i` gets `start + i` with `start = max(now, lastActivityAt + 1)`. In
- * both layouts.
+ * partitioned layout: `ms_put_messages`), under the conversation's lock: a turn whose id is
+ * stored in the conversation keeps its timestamp and place, every other turn `i` gets `start + i`
+ * with `start = max(now, lastActivityAt + 1)`. In both layouts.
  */
 
 const db = useDatabase("ms_pg_session_timestamps");
