@@ -1,4 +1,4 @@
-import type { Message, TurnTrace } from "@message-store/core";
+import type { TurnTrace } from "@message-store/core";
 import { PostgresMessageStore } from "@message-store/postgres";
 import { createTestDatabase, dropTestDatabase } from "@message-store/test-servers";
 import pg from "pg";
@@ -26,43 +26,6 @@ SELECT * FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "conversationId" tex
   "invokedTools" jsonb, "reasoningSteps" jsonb, "entities" jsonb, "intent" text, "sentiment" text,
   "sentimentScore" double precision, "timestamp" bigint, "toolCalls" jsonb, "toolCallId" text,
   "toolName" text, "metadata" jsonb, "embedding" double precision[])`;
-
-/** One message, a plain INSERT of the same columns as {@link INSERT_MESSAGES}: no rule, no lock. */
-export const INSERT_MESSAGE = `INSERT INTO messages (id, conversation_id, user_id, role, original_content,
-  enhanced_message, explicit_context, episode_id, is_flagged, is_continuation, invoked_flows,
-  invoked_tools, reasoning_steps, entities, intent, sentiment, sentiment_score, "timestamp",
-  tool_calls, tool_call_id, tool_name, metadata, embedding)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb,
-  $15, $16, $17, $18, $19::jsonb, $20, $21, $22::jsonb, $23::float8[])`;
-
-/** The parameters of {@link INSERT_MESSAGE}. */
-export function messageValues(m: Message): unknown[] {
-  return [
-    m.id,
-    m.conversationId,
-    m.userId,
-    m.role,
-    m.originalContent,
-    m.enhancedMessage,
-    m.explicitContext,
-    m.episodeId,
-    m.isFlagged,
-    m.isContinuation,
-    j(m.invokedFlows),
-    j(m.invokedTools),
-    j(m.reasoningSteps),
-    j(m.entities),
-    m.intent,
-    m.sentiment,
-    m.sentimentScore,
-    m.timestamp,
-    j(m.toolCalls),
-    m.toolCallId,
-    m.toolName,
-    j(m.metadata),
-    m.embedding,
-  ];
-}
 
 const INSERT_TRACE = `INSERT INTO turn_traces (id, message_id, conversation_id, agent_id, user_id,
   "timestamp", total_tokens, total_latency_ms, llm_calls, task_emissions, tool_traces, slot_events,
