@@ -194,9 +194,10 @@ describe("migrations", () => {
     await store.close();
     const { rows } = await withClient(url, (c) =>
       c.query(`SELECT oid::regprocedure::text AS f FROM pg_proc
-                WHERE proname = 'ms_put_messages' ORDER BY 1`),
+                WHERE proname IN ('ms_put_messages', 'ms_write_messages') ORDER BY 1`),
     );
-    expect(rows).toEqual([{ f: "ms_put_messages(jsonb,jsonb,bigint)" }]);
+    // The default layout writes batches through ms_write_messages and has no ms_put_messages.
+    expect(rows).toEqual([{ f: "ms_write_messages(jsonb,jsonb,bigint)" }]);
   });
 
   it("run once when several processes open a fresh database at the same time", async () => {

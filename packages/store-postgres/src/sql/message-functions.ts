@@ -1,4 +1,4 @@
-import { columnList, fieldNames, recordDefinition, recordFields, setList } from "./column-lists.js";
+import { columnList, recordDefinition, recordFields, setList } from "./column-lists.js";
 import { MESSAGE } from "./columns.js";
 import { insertConversationFrom } from "./conversation-insert.js";
 import { claimId, raiseMoved, takeOver } from "./id-lookups.js";
@@ -6,8 +6,11 @@ import { raiseRule, SQLSTATE_MISSING_CONVERSATION } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
 
 /**
- * The message writes: `ms_put_messages` (a batch, and `storeSessionMessages`) and `ms_put_message`
- * (one message). Installed with the other functions (see `functions.ts`).
+ * The partitioned layout's message writes: `ms_put_messages` (a batch, and
+ * `storeSessionMessages`) and `ms_put_message` (one message), which claim each id in the id
+ * lookups message by message. Installed with the other functions (see `functions.ts`); the
+ * default layout writes through `ms_write_message(s)` instead (`message-writes.ts`), with the
+ * session timestamps of {@link sessionTimestamps}.
  *
  * Messages travel as the model's own JSON (`JSON.stringify` of the records core validated) and
  * are read with `jsonb_to_record(set)` keyed by the model's field names.
@@ -35,7 +38,6 @@ export function messageRule(x: string, c: string, m: string): string {
       THEN 'conversation_deleted'
   END`;
 }
-const MESSAGE_RULE = messageRule("x", "c", "m");
 
 /**
  * An upsert passing back the stored embedding while the text changed stores `NULL` (stale,
@@ -45,35 +47,6 @@ const MESSAGE_SET = {
   embedding: `CASE WHEN m.original_content IS DISTINCT FROM EXCLUDED.original_content
       AND m.embedding = EXCLUDED.embedding THEN NULL ELSE EXCLUDED.embedding END`,
 };
-
-/** What the functions report per stored row: `[id, tenantId, embedding is null, timestamp]`. */
-const STORED_FACTS = (m: string) =>
-  `jsonb_build_array(${m}.id, ${m}.tenant_id, ${m}.embedding IS NULL, ${m}."timestamp")`;
-
-/**
- * Finds into `bad` a message of the batch `p_batch` whose id is stored in another conversation
- * (the default layout), with the owner rule it breaks (`rule`, or NULL for a move within
- * one owner's conversations), or leaves it not `FOUND`. The rule is computed for that row alone.
- */
-function findMovedMessage(s: string): string {
-  return `SELECT x.id, x."conversationId" AS conversation_id, m.conversation_id AS current,
-           (SELECT ${messageRule("x", "c", "m")}
-              FROM ${s}.conversations c WHERE c.id = x."conversationId") AS rule
-      INTO bad
-      FROM jsonb_to_recordset(p_batch)
-           AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
-      JOIN ${s}.messages m ON m.id = x.id
-     WHERE m.conversation_id <> x."conversationId"
-     LIMIT 1;`;
-}
-
-/** Raises for the moved message `bad` ({@link findMovedMessage}): its owner rule, else MS002. */
-function refuseMoved(): string {
-  return `IF bad.rule IS NOT NULL THEN
-      ${raiseRule("bad.rule", { message: "bad.id", conversation: "bad.conversation_id" })}
-    END IF;
-    ${raiseMoved("bad.id", "bad.conversation_id", "bad.current")}`;
-}
 
 /**
  * `storeSessionMessages`' part of `ms_put_messages`: creates the conversation `p_session` unless
@@ -109,88 +82,14 @@ export function sessionTimestamps(s: string): string {
 }
 
 /**
- * `ms_put_messages(batch jsonb, session jsonb, now bigint)`: a batch, all or nothing, `seq` drawn
- * in array order; `session` (or NULL) is the conversation of a `storeSessionMessages` call (see
- * {@link sessionTimestamps}). Resolves to `[[id, tenantId, embedding is null, timestamp], …]` as
- * stored. The partitioned layout's is {@link putMessagesOneByOne}.
+ * The partitioned layout's `ms_put_messages(batch jsonb, session jsonb, now bigint)`: a batch,
+ * all or nothing, `seq` drawn in array order; `session` (or NULL) is the conversation of a
+ * `storeSessionMessages` call (see {@link sessionTimestamps}). Resolves to `[[id, tenantId,
+ * embedding is null, timestamp], …]` as stored. The default layout writes through
+ * `ms_write_messages` (`message-writes.ts`) instead, and has neither function.
  */
 export function putMessages(s: string, partitioned: boolean): string {
-  if (partitioned) return putMessagesOneByOne(s);
-  return `CREATE OR REPLACE FUNCTION ${s}.ms_put_messages(p_batch jsonb, p_session jsonb, p_now bigint)
-RETURNS jsonb LANGUAGE plpgsql AS $fn$
-DECLARE
-  conv_ids text[];
-  conv_ts bigint[];
-  locked bigint;
-  written bigint;
-  stored jsonb;
-  activity bigint;
-  shift bigint;
-  bad record;
-  sess record;
-BEGIN
-  ${sessionTimestamps(s)}
-  SELECT array_agg(g.conversation_id ORDER BY g.conversation_id COLLATE "C"),
-         array_agg(g.ts ORDER BY g.conversation_id COLLATE "C")
-    INTO conv_ids, conv_ts
-    FROM (SELECT x."conversationId" AS conversation_id, max(x."timestamp") AS ts
-            FROM jsonb_to_recordset(p_batch) AS x("conversationId" text, "timestamp" bigint)
-           GROUP BY x."conversationId") g;
-  -- Lock the conversations in one order, so concurrent batches queue instead of deadlocking;
-  -- the lock also keeps them from being deleted, soft-deleted or restored before this ends, so
-  -- the rules checked below still hold when the rows are written.
-  SELECT count(*) INTO locked FROM (
-    SELECT 1 FROM ${s}.conversations c WHERE c.id = ANY (conv_ids) ORDER BY c.id FOR NO KEY UPDATE
-  ) l;
-  IF locked < cardinality(conv_ids) THEN
-    ${missingConversation(s)}
-  END IF;
-  SELECT x.id, x."conversationId" AS conversation_id, ${MESSAGE_RULE} AS rule INTO bad
-    FROM jsonb_to_recordset(p_batch)
-         AS x(id text, "conversationId" text, "userId" text, "tenantId" text, "deletedAt" bigint)
-    JOIN ${s}.conversations c ON c.id = x."conversationId"
-    LEFT JOIN ${s}.messages m ON m.id = x.id
-   WHERE ${MESSAGE_RULE} IS NOT NULL
-   LIMIT 1;
-  IF FOUND THEN
-    ${raiseRule("bad.rule", { message: "bad.id", conversation: "bad.conversation_id" })}
-  END IF;
-  WITH w AS (
-    INSERT INTO ${s}.messages AS m (
-      ${columnList(MESSAGE, "", "      ")})
-    SELECT ${recordFields(MESSAGE, "x", "           ", { tenantId: "c.tenant_id" })}
-      FROM ROWS FROM (jsonb_to_recordset(p_batch) AS (
-             ${recordDefinition(MESSAGE, "             ")}))
-           WITH ORDINALITY AS x(
-             ${fieldNames(MESSAGE, "             ")}, ord)
-      JOIN ${s}.conversations c ON c.id = x."conversationId"
-     ORDER BY x.ord -- seq (the column default) is drawn in this order: array order = receipt order
-    ON CONFLICT ${conflictTarget(false)} DO UPDATE SET
-      ${setList(MESSAGE, "      ", MESSAGE_SET)}
-    WHERE m.conversation_id = EXCLUDED.conversation_id
-    RETURNING ${STORED_FACTS("m")} AS fact
-  )
-  SELECT count(*), coalesce(jsonb_agg(w.fact), '[]') INTO written, stored FROM w;
-  IF written < jsonb_array_length(p_batch) THEN
-    ${findMovedMessage(s)}
-    ${refuseMoved()}
-  END IF;
-  UPDATE ${s}.conversations c SET last_message_at = u.ts
-    FROM unnest(conv_ids, conv_ts) AS u(id, ts)
-   WHERE c.id = u.id AND (c.last_message_at IS NULL OR c.last_message_at < u.ts);
-  RETURN stored;
-END
-$fn$;`;
-}
-
-/** Raises MS001 for the first message of `p_batch` whose conversation does not exist. */
-function missingConversation(s: string): string {
-  return `SELECT x.id, x."conversationId" AS conversation_id INTO bad
-      FROM jsonb_to_recordset(p_batch) AS x(id text, "conversationId" text)
-     WHERE NOT EXISTS (SELECT 1 FROM ${s}.conversations c WHERE c.id = x."conversationId")
-     LIMIT 1;
-    RAISE EXCEPTION 'conversation does not exist' USING ERRCODE = '${SQLSTATE_MISSING_CONVERSATION}',
-      DETAIL = jsonb_build_object('message', bad.id, 'conversation', bad.conversation_id)::text;`;
+  return partitioned ? putMessagesOneByOne(s) : "";
 }
 
 /**
@@ -235,17 +134,16 @@ $fn$;`;
 }
 
 /**
- * `ms_put_message(jsonb)`: one message (every agent turn) without a recordset, sort or
- * aggregate; resolves like `ms_put_messages`.
- *
- * In the partitioned layout it claims the id in `message_ids` (`id-lookups.ts`) and reads the
- * stored message in its own conversation's partition; only when the lookup places the id in
- * another conversation does it read that one (found: refused). Every statement names the
- * conversation or the id it reads, so Citus routes each to one shard.
+ * The partitioned layout's `ms_put_message(jsonb)`: one message (every agent turn) without a
+ * recordset, sort or aggregate; resolves like `ms_put_messages`. It claims the id in
+ * `message_ids` (`id-lookups.ts`) and reads the stored message in its own conversation's
+ * partition; only when the lookup places the id in another conversation does it read that one
+ * (found: refused). Every statement names the conversation or the id it reads, so Citus routes
+ * each to one shard. `""` for the default layout.
  */
 export function putMessage(s: string, partitioned: boolean): string {
-  const claim = partitioned
-    ? `
+  if (!partitioned) return "";
+  const claim = `
   ${claimId(s, "messages", "x.id", 'x."conversationId"')}
   IF home <> x."conversationId" THEN
     -- The id's conversation, locked: a write of the id there is committed or rolled back.
@@ -260,9 +158,7 @@ export function putMessage(s: string, partitioned: boolean): string {
       ${raiseMoved("x.id", 'x."conversationId"', "old.conversation_id")}
     END IF;
     ${takeOver(s, "messages", "x.id", 'x."conversationId"')}
-  END IF;`
-    : "";
-  const own = partitioned ? ' AND m0.conversation_id = x."conversationId"' : "";
+  END IF;`;
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_message(p_message jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -270,7 +166,8 @@ DECLARE
   conv record;
   old record;
   rule text;
-  w record;${partitioned ? "\n  home text;" : ""}
+  w record;
+  home text;
 BEGIN
   SELECT * INTO x FROM jsonb_to_record(p_message) AS r(
     ${recordDefinition(MESSAGE, "    ")});
@@ -282,7 +179,7 @@ BEGIN
       DETAIL = jsonb_build_object('message', x.id, 'conversation', x."conversationId")::text;
   END IF;${claim}
   SELECT m0.id, m0.conversation_id, m0.deleted_at, m0.user_id, m0.tenant_id INTO old
-    FROM ${s}.messages m0 WHERE m0.id = x.id${own};
+    FROM ${s}.messages m0 WHERE m0.id = x.id AND m0.conversation_id = x."conversationId";
   rule := ${messageRule("x", "conv", "old")};
   IF rule IS NOT NULL THEN
     ${raiseRule("rule", { message: "x.id", conversation: 'x."conversationId"' })}
@@ -292,7 +189,7 @@ BEGIN
     ${columnList(MESSAGE, "", "    ")})
   VALUES (
     ${recordFields(MESSAGE, "x", "    ", { tenantId: "conv.tenant_id" })})
-  ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
+  ON CONFLICT ${conflictTarget(true)} DO UPDATE SET
     ${setList(MESSAGE, "    ", MESSAGE_SET)}
   WHERE m.conversation_id = EXCLUDED.conversation_id
   RETURNING m.id, m.tenant_id, m.embedding IS NULL AS pending, m."timestamp" INTO w;

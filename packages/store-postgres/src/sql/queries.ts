@@ -109,13 +109,11 @@ ORDER BY id LIMIT ${p.add(take)}`,
     deleteConversation: `DELETE FROM ${conversations} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
     /**
-     * The whole batch as one JSONB parameter; for `storeSessionMessages`, the conversation to
-     * create if missing and the call's `now` (else NULLs); see `ms_put_messages` in
-     * message-functions.ts.
+     * The partitioned layout's writes (message-functions.ts): the whole batch as one JSONB
+     * parameter, then for `storeSessionMessages` the conversation to create if missing and the
+     * call's `now` (else NULLs); one message as a JSONB object.
      */
     putMessages: `SELECT ${s}.ms_put_messages($1::jsonb, $2::jsonb, $3::bigint) AS stored`,
-
-    /** One message as a JSONB object; see `ms_put_message` in message-functions.ts. */
     putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
 
     /**
