@@ -18,8 +18,9 @@ export async function readers(ctx: CaseContext): Promise<MessageStoreApi[]> {
 
 /**
  * Runs `observe` in a loop on every reader, each poll on a new turn of the event loop, until
- * `work` settles (and once more after it), so reads truly overlap the work. Returns the polls;
- * when an observation fails, waits for `work` to settle and throws that failure.
+ * `work` settles, and then once more, started after it settled: reads truly overlap the work,
+ * and every reader also sees its final state. Returns the polls; when an observation fails,
+ * waits for `work` to settle and throws that failure.
  */
 export async function pollWhile(
   stores: MessageStoreApi[],
@@ -34,11 +35,13 @@ export async function pollWhile(
   try {
     await Promise.all(
       stores.map(async (store) => {
-        do {
+        // The last poll starts after the work settled, so every reader sees its final state.
+        for (let last = false; !last; ) {
+          last = done;
           await nextTurn();
           await observe(store);
           polls++;
-        } while (!done);
+        }
       }),
     );
   } catch (error) {
