@@ -70,6 +70,7 @@ describe("BatchWriter", () => {
   });
 
   it("reports the first failed write and writes nothing after it", async () => {
+    const LATE = 400;
     const writer = new BatchWriter(store, 2);
     await writer.conversation(conversation("ok"), "ok");
     const attempt = async () => {
@@ -82,7 +83,10 @@ describe("BatchWriter", () => {
         [messageInput("bad-1", "missing", 1), messageInput("bad-2", "missing", 2)],
         (i) => `line ${i + 1}`,
       );
-      for (let k = 0; k < 20; k++)
+      // Many later writes, one round trip each after the other: the failing batch (one round
+      // trip, though its first call on a connection also plans the write) is reported long
+      // before they are all dispatched, however slow the machine.
+      for (let k = 0; k < LATE; k++)
         await writer.messages([messageInput(`late-${k}`, "ok", 10 + k)], () => `late ${k}`);
       await writer.flush();
     };
@@ -90,11 +94,11 @@ describe("BatchWriter", () => {
     expect(error).toBeInstanceOf(WriteError);
     expect((error as WriteError).message).toMatch(/could not store line 1 … line 2/);
     expect((error as WriteError).cause).toBeInstanceOf(IntegrityError);
-    const stored = await store.getMessagesByConversationId("ok", { limit: 100 });
+    const stored = await store.getMessagesByConversationId("ok", { limit: LATE + 2 });
     // The batches started before the failure may be stored (batches run concurrently, so the
     // failing one may also finish first); none after it, and a conversation's batches stay in
     // order: what is stored is a prefix of what was sent.
-    const sent = ["ok-1", "ok-2", ...Array.from({ length: 20 }, (_, k) => `late-${k}`)];
+    const sent = ["ok-1", "ok-2", ...Array.from({ length: LATE }, (_, k) => `late-${k}`)];
     const ids = stored.items.map((m) => m.id);
     expect(ids).toEqual(sent.slice(0, ids.length));
     expect(ids.length).toBeLessThan(sent.length);
