@@ -2,12 +2,17 @@ import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import type { Conversation, MessageStore } from "@message-store/core";
+import {
+  type CarriedValues,
+  checkpointLineData,
+  withoutCarriedValues,
+} from "../checkpoint-record.js";
 import { formatRecordCounts } from "../format/numbers.js";
-import { dataLine, type ExportCounts, footerLine, headerLine } from "../ndjson.js";
+import { dataLine, type ExportCounts, footerLine, headerLine, noCounts } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
-import { conversationPages, conversationTraces, messagePages } from "../walk.js";
+import { checkpointPages, conversationPages, conversationTraces, messagePages } from "../walk.js";
 
 export interface ExportOptions {
   /** File to write; standard output when absent or `-`. */
@@ -20,8 +25,8 @@ export interface ExportOptions {
 
 /**
  * Writes every conversation of `store` as NDJSON: a header; then, by conversation id, the
- * conversation, its messages in transcript order and its traces (timestamp, id ascending); then
- * a footer with the counts. Keys are sorted and `lastActivityAt` (derived) is left out, so two
+ * conversation, its messages in transcript order, its traces (timestamp, id ascending) and its
+ * checkpoints (newest first, as `listCheckpoints` lists them); then a footer with the counts. Keys are sorted and `lastActivityAt` (derived) is left out, so two
  * exports of the same data are byte-identical whichever store holds it.
  */
 export async function writeExport(
@@ -29,7 +34,7 @@ export async function writeExport(
   sink: NodeJS.WritableStream,
   options: Omit<ExportOptions, "output">,
 ): Promise<ExportCounts> {
-  const counts: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
+  const counts = noCounts();
   await writeLine(sink, headerLine());
   for await (const page of conversationPages(store, options.pageSize, options.user)) {
     for (const conversation of page) {
@@ -42,7 +47,10 @@ export async function writeExport(
 
 /**
  * Writes one conversation's lines of an export (the conversation, its messages in transcript
- * order, its traces oldest first) and adds them to `counts`. Header and footer are the caller's.
+ * order, its traces oldest first, its checkpoints newest first) and adds them to `counts`.
+ * Header and footer are the caller's. A checkpoint line carries its pending writes and the
+ * channel values it references that no line before it in the thread carried, so every value a
+ * line references is on it or above it.
  */
 export async function writeConversation(
   store: MessageStore,
@@ -60,6 +68,14 @@ export async function writeConversation(
   for (const trace of await conversationTraces(store, conversation.id, pageSize)) {
     await writeLine(sink, dataLine("turnTrace", trace));
     counts.turnTraces++;
+  }
+  const carried: CarriedValues = new Set();
+  for await (const checkpoints of checkpointPages(store, conversation.id, pageSize)) {
+    for (const stored of checkpoints) {
+      const data = checkpointLineData(withoutCarriedValues(stored, carried));
+      await writeLine(sink, dataLine("checkpoint", data));
+    }
+    counts.checkpoints += checkpoints.length;
   }
 }
 
