@@ -120,3 +120,19 @@ export function checkpointFromLine(data: Record<string, unknown>): StoredCheckpo
     })),
   } as StoredCheckpoint;
 }
+
+/**
+ * The note a command prints when it carried soft-deleted conversations from a store that keeps
+ * checkpoints: the store hides such a conversation's checkpoints from every read, so any it has
+ * stay behind. `null` when there is nothing to say.
+ */
+export function hiddenCheckpointsNote(
+  store: { capabilities: { checkpoints?: boolean } },
+  softDeleted: number,
+  verb: string,
+): string | null {
+  if (!store.capabilities.checkpoints || softDeleted === 0) return null;
+  const what =
+    softDeleted === 1 ? "1 soft-deleted conversation" : `${softDeleted} soft-deleted conversations`;
+  return `note: ${what} ${verb} without checkpoints: the store hides a soft-deleted conversation's checkpoints (restore it first to carry them)`;
+}

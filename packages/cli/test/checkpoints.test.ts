@@ -91,7 +91,11 @@ describe("checkpoints in export, import and migrate", () => {
       expect(result.stdout).toContain(
         "verify: target holds 3/3 conversations, 4/4 messages, 0/0 traces, 7/7 checkpoints of the migrated ids: OK",
       );
+      expect(result.stdout).toContain(
+        "note: 1 soft-deleted conversation migrated without checkpoints: the store hides a soft-deleted conversation's checkpoints (restore it first to carry them)",
+      );
       const exported = await runOk(["export", "--store", hops[i]!], { cwd, env });
+      expect(exported.stderr).toContain("note: 1 soft-deleted conversation exported without");
       expect(exported.stdout, `export of ${hops[i]}`).toBe(sourceExport);
     }
     await withJson(join(cwd, "final.json"), async (final) => {

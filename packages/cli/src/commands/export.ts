@@ -5,6 +5,7 @@ import type { Conversation, MessageStore } from "@message-store/core";
 import {
   type CarriedValues,
   checkpointLineData,
+  hiddenCheckpointsNote,
   withoutCarriedValues,
 } from "../checkpoint-record.js";
 import { formatRecordCounts } from "../format/numbers.js";
@@ -33,16 +34,18 @@ export async function writeExport(
   store: MessageStore,
   sink: NodeJS.WritableStream,
   options: Omit<ExportOptions, "output">,
-): Promise<ExportCounts> {
+): Promise<{ counts: ExportCounts; softDeleted: number }> {
   const counts = noCounts();
+  let softDeleted = 0;
   await writeLine(sink, headerLine());
   for await (const page of conversationPages(store, options.pageSize, options.user)) {
     for (const conversation of page) {
+      if (conversation.deletedAt !== null) softDeleted++;
       await writeConversation(store, sink, conversation, options.pageSize, counts);
     }
   }
   await writeLine(sink, footerLine(counts));
-  return counts;
+  return { counts, softDeleted };
 }
 
 /**
@@ -88,12 +91,12 @@ export async function exportCommand(
   const store = await openStore(config, { create: false });
   try {
     const toFile = options.output !== undefined && options.output !== "-";
-    let counts: ExportCounts;
+    let written: Awaited<ReturnType<typeof writeExport>>;
     if (toFile) {
       const partial = `${options.output}.partial`;
       const file = createWriteStream(partial);
       try {
-        counts = await writeExport(store, file, options);
+        written = await writeExport(store, file, options);
         file.end();
         await finished(file);
       } catch (error) {
@@ -103,12 +106,14 @@ export async function exportCommand(
       }
       await rename(partial, options.output!);
     } else {
-      counts = await writeExport(store, io.stdout, options);
+      written = await writeExport(store, io.stdout, options);
     }
     await writeLine(
       io.stderr,
-      `exported ${formatRecordCounts(counts)} from ${describeStore(config)}${toFile ? ` to ${options.output}` : ""}`,
+      `exported ${formatRecordCounts(written.counts)} from ${describeStore(config)}${toFile ? ` to ${options.output}` : ""}`,
     );
+    const note = hiddenCheckpointsNote(store, written.softDeleted, "exported");
+    if (note !== null) await writeLine(io.stderr, note);
   } finally {
     await store.close().catch(() => {});
   }

@@ -1,6 +1,10 @@
 import type { MessageStore } from "@message-store/core";
 import { BatchWriter } from "../batch-writer.js";
-import { type CarriedValues, withoutCarriedValues } from "../checkpoint-record.js";
+import {
+  type CarriedValues,
+  hiddenCheckpointsNote,
+  withoutCarriedValues,
+} from "../checkpoint-record.js";
 import {
   type CheckpointSummary,
   CheckpointTally,
@@ -49,6 +53,7 @@ interface Expected {
   messages: number;
   turnTraces: number;
   checkpoints: CheckpointSummary;
+  softDeleted: boolean;
 }
 
 const CONVERSATION_PAGE = 100;
@@ -124,7 +129,8 @@ async function copyAll(
             await writer.checkpoint(withoutCarriedValues(stored, carried), origin);
           }
         }
-        copied.set(id, { ...expected, checkpoints: summarize(tally) });
+        const softDeleted = conversation.deletedAt !== null;
+        copied.set(id, { ...expected, checkpoints: summarize(tally), softDeleted });
         state.done++;
         report();
       }
@@ -227,6 +233,9 @@ export async function migrateCommand(
       io.stdout,
       `verify: target holds ${ratio("conversations")} conversations, ${ratio("messages")} messages, ${ratio("turnTraces")} traces, ${ratio("checkpoints")} checkpoints of the migrated ids: ${verdict}`,
     );
+    const softDeleted = [...expected.values()].filter((e) => e.softDeleted).length;
+    const note = hiddenCheckpointsNote(source, softDeleted, "migrated");
+    if (note !== null) await writeLine(io.stdout, note);
     if (problems.length > 0) {
       for (const line of problems.slice(0, 20)) await writeLine(io.stdout, `  ${line}`);
       if (problems.length > 20) await writeLine(io.stdout, `  … and ${problems.length - 20} more`);
