@@ -119,6 +119,27 @@ describe("checkpoints in export, import and migrate", () => {
     });
   });
 
+  it("into PostgreSQL's partitioned layout, twice (upserts), and back: the same export", async () => {
+    const env = { PG_DSN: await freshPostgres("cli_ckpt_parted") };
+    writeFileSync(
+      join(cwd, "parted.json"),
+      JSON.stringify({ storage: "postgres", dsn: "env:PG_DSN", schema: "parted", partitions: 4 }),
+    );
+    for (const [from, to] of [
+      ["json:source.json", "config:parted.json"],
+      ["json:source.json", "config:parted.json"],
+      ["config:parted.json", "json:back.json"],
+    ]) {
+      const result = await runOk(["migrate", "--from", from!, "--to", to!], { cwd, env });
+      expect(result.stdout).toContain("7/7 checkpoints of the migrated ids: OK");
+    }
+    const exported = await runOk(["export", "--store", "config:parted.json"], { cwd, env });
+    expect(exported.stdout).toBe(sourceExport);
+    expect((await runOk(["export", "--store", "json:back.json"], { cwd })).stdout).toBe(
+      sourceExport,
+    );
+  });
+
   it("import carries the checkpoints: export → import → export is byte-identical", async () => {
     writeFileSync(join(cwd, "source.ndjson"), sourceExport);
     const imported = await runOk(["import", "source.ndjson", "--store", "json:imported.json"], {
