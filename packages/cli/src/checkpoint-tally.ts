@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { MessageStore, StoredCheckpoint } from "@message-store/core";
 import { checkpointLineData } from "./checkpoint-record.js";
 import { canonicalJson } from "./ndjson.js";
@@ -13,7 +13,8 @@ export class CheckpointTally {
   checkpoints = 0;
   pendingWrites = 0;
   readonly #values = new Set<string>();
-  readonly #hash = createHash("sha256");
+  // Created at the first checkpoint: most conversations of a migration have none.
+  #hash: Hash | null = null;
 
   /** Counts one checkpoint; call in `listCheckpoints` order. */
   add(stored: StoredCheckpoint): void {
@@ -21,6 +22,7 @@ export class CheckpointTally {
     this.pendingWrites += stored.writes.length;
     for (const v of stored.values)
       this.#values.add(JSON.stringify([stored.namespace, v.channel, v.version]));
+    this.#hash ??= createHash("sha256");
     this.#hash.update(canonicalJson(checkpointLineData(stored))).update("\n");
   }
 
@@ -28,9 +30,9 @@ export class CheckpointTally {
     return this.#values.size;
   }
 
-  /** The digest of what was added (call once, after the last `add`). */
+  /** The digest of what was added (call once, after the last `add`); `""` for nothing. */
   digest(): string {
-    return this.#hash.digest("hex");
+    return this.#hash?.digest("hex") ?? "";
   }
 }
 
@@ -61,9 +63,18 @@ export function checkpointDifferences(
   return diffs;
 }
 
+/** A thread without checkpoints (one object shared by every such conversation of a migration). */
+const NONE: CheckpointSummary = Object.freeze({
+  checkpoints: 0,
+  channelValues: 0,
+  pendingWrites: 0,
+  digest: "",
+});
+
 /** The summary of a tally after its last checkpoint. */
 export function summarize(tally: CheckpointTally): CheckpointSummary {
   const { checkpoints, channelValues, pendingWrites } = tally;
+  if (checkpoints === 0) return NONE;
   return { checkpoints, channelValues, pendingWrites, digest: tally.digest() };
 }
 
