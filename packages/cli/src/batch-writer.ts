@@ -36,7 +36,8 @@ export interface RecordSink {
 /**
  * The owners a checkpoint of `conversation` is put with, as `putCheckpoint` needs them; throws
  * when the checkpoint is not of the conversation given last (an export writes a thread's
- * checkpoints right after its conversation, so the writer needs to remember only that one).
+ * checkpoints right after its conversation, so the writer needs to remember only that one) or
+ * that conversation is soft-deleted.
  */
 export function checkpointOwner(
   conversation: Record<string, unknown> | null,
@@ -46,6 +47,12 @@ export function checkpointOwner(
   if (conversation === null || conversation.id !== checkpoint.conversationId) {
     throw new WriteError(
       `could not store ${origin}: it must follow its conversation ${JSON.stringify(checkpoint.conversationId)} (and precede the next one)`,
+    );
+  }
+  if (conversation.deletedAt != null) {
+    // The store refuses checkpoints into a soft-deleted conversation (and hides its own).
+    throw new WriteError(
+      `could not store ${origin}: its conversation ${JSON.stringify(checkpoint.conversationId)} is soft-deleted`,
     );
   }
   const { userId, tenantId } = conversation as { userId: string; tenantId?: string | null };

@@ -218,6 +218,15 @@ describe("checkpoints in export, import and migrate", () => {
         /checkpoint on line 2: it must follow its conversation "thread-a"/,
       ],
       [
+        "a checkpoint of a soft-deleted conversation",
+        lines.map((l) =>
+          l.includes('"type":"conversation"') && l.includes('"id":"thread-a"')
+            ? l.replace('"deletedAt":null', '"deletedAt":5')
+            : l,
+        ),
+        new RegExp(`checkpoint on line ${at + 1}: its conversation "thread-a" is soft-deleted`),
+      ],
+      [
         "a field the model refuses",
         lines.map((l, i) => (i === at ? l.replace('"parentId":"cp-03"', '"parentId":7') : l)),
         new RegExp(`could not store checkpoint on line ${at + 1}: .*parentId`),
