@@ -143,19 +143,24 @@ export class BatchWriter implements RecordSink {
   /**
    * Stores a checkpoint of the conversation given last, after that conversation's writes: its
    * `putCheckpoint` (channel values included), then a `putCheckpointWrites` per task. Upserts,
-   * so replaying it is harmless.
+   * so replaying it is harmless. A thread's checkpoints are independent writes (each channel
+   * value travels with one of them), so they are stored side by side, not one after the other.
    */
   async checkpoint(checkpoint: StoredCheckpoint, origin: string): Promise<void> {
     const owner = checkpointOwner(this.#conversation, checkpoint, origin);
     const puts = checkpointPuts(checkpoint);
-    await this.#dispatch([checkpoint.conversationId], async () => {
-      await this.#attempt(origin, async () => {
-        await this.target.putCheckpoint(puts.checkpoint, owner);
-        for (const task of puts.writes) await this.target.putCheckpointWrites(task, owner);
-      });
-      this.written.checkpoints++;
-      this.onBatch(this.written);
-    });
+    await this.#dispatch(
+      [checkpoint.conversationId],
+      async () => {
+        await this.#attempt(origin, async () => {
+          await this.target.putCheckpoint(puts.checkpoint, owner);
+          for (const task of puts.writes) await this.target.putCheckpointWrites(task, owner);
+        });
+        this.written.checkpoints++;
+        this.onBatch(this.written);
+      },
+      false,
+    );
   }
 
   /** Stores everything pending (messages, then traces) and waits for every write in flight. */
@@ -211,9 +216,14 @@ export class BatchWriter implements RecordSink {
 
   /**
    * Starts `write` once the writes `conversations` wait for are done, and returns when fewer
-   * than {@link WRITE_CONCURRENCY} writes are in flight.
+   * than {@link WRITE_CONCURRENCY} writes are in flight. A `sequenced` write is one the
+   * conversations' next writes wait for in turn; another one (a checkpoint) only waits.
    */
-  async #dispatch(conversations: string[], write: () => Promise<void>): Promise<void> {
+  async #dispatch(
+    conversations: string[],
+    write: () => Promise<void>,
+    sequenced = true,
+  ): Promise<void> {
     this.#throwFailure();
     const before = conversations.flatMap((id) => this.#after.get(id) ?? []);
     const done = Promise.all(before)
@@ -223,7 +233,7 @@ export class BatchWriter implements RecordSink {
       .catch((error: unknown) => {
         this.#failure ??= error;
       });
-    for (const id of conversations) this.#after.set(id, done);
+    if (sequenced) for (const id of conversations) this.#after.set(id, done);
     this.#inFlight.add(done);
     void done.then(() => {
       this.#inFlight.delete(done);
