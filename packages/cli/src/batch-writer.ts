@@ -2,9 +2,12 @@ import type {
   ConversationInput,
   MessageInput,
   MessageStore,
+  SessionOptions,
+  StoredCheckpoint,
   TurnTraceInput,
 } from "@message-store/core";
-import type { ExportCounts } from "./ndjson.js";
+import { checkpointPuts } from "./checkpoint-record.js";
+import { type ExportCounts, noCounts } from "./ndjson.js";
 
 /**
  * Writes (conversations, message batches, trace batches) in flight at once. The source is read
@@ -25,7 +28,35 @@ export interface RecordSink {
   conversation(record: Record<string, unknown>, origin: string): Promise<void>;
   messages(records: Record<string, unknown>[], origin: (index: number) => string): Promise<void>;
   trace(record: Record<string, unknown>, origin: string): Promise<void>;
+  /** A checkpoint of the conversation given last (its values and pending writes with it). */
+  checkpoint(checkpoint: StoredCheckpoint, origin: string): Promise<void>;
   flush(): Promise<void>;
+}
+
+/**
+ * The owners a checkpoint of `conversation` is put with, as `putCheckpoint` needs them; throws
+ * when the checkpoint is not of the conversation given last (an export writes a thread's
+ * checkpoints right after its conversation, so the writer needs to remember only that one) or
+ * that conversation is soft-deleted.
+ */
+export function checkpointOwner(
+  conversation: Record<string, unknown> | null,
+  checkpoint: StoredCheckpoint,
+  origin: string,
+): SessionOptions {
+  if (conversation === null || conversation.id !== checkpoint.conversationId) {
+    throw new WriteError(
+      `could not store ${origin}: it must follow its conversation ${JSON.stringify(checkpoint.conversationId)} (and precede the next one)`,
+    );
+  }
+  if (conversation.deletedAt != null) {
+    // The store refuses checkpoints into a soft-deleted conversation (and hides its own).
+    throw new WriteError(
+      `could not store ${origin}: its conversation ${JSON.stringify(checkpoint.conversationId)} is soft-deleted`,
+    );
+  }
+  const { userId, tenantId } = conversation as { userId: string; tenantId?: string | null };
+  return { userId, ...(tenantId == null ? {} : { tenantId }) };
 }
 
 /** A write that failed, with where its records came from. The store's error is the `cause`. */
@@ -51,7 +82,9 @@ function describeOrigins(items: Pending<unknown>[]): string {
  * failure is thrown by the next call (or `flush`), and nothing is dispatched after it.
  */
 export class BatchWriter implements RecordSink {
-  readonly written: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
+  readonly written: ExportCounts = noCounts();
+  /** The conversation given last: its checkpoints follow it. */
+  #conversation: Record<string, unknown> | null = null;
   #messages: Pending<MessageInput>[] = [];
   #messageIds = new Set<string>();
   #traces: Pending<TurnTraceInput>[] = [];
@@ -74,6 +107,7 @@ export class BatchWriter implements RecordSink {
    */
   async conversation(record: Record<string, unknown>, origin: string): Promise<void> {
     const { lastActivityAt: _derived, ...input } = record;
+    this.#conversation = record;
     const write = async () => {
       await this.#attempt(origin, () => this.target.storeConversation(input as ConversationInput));
       this.written.conversations++;
@@ -104,6 +138,29 @@ export class BatchWriter implements RecordSink {
     this.#traces.push({ record: record as TurnTraceInput, origin });
     if (typeof record.id === "string") this.#traceIds.add(record.id);
     if (this.#traces.length >= this.batchSize) await this.#dispatchTraces();
+  }
+
+  /**
+   * Stores a checkpoint of the conversation given last, after that conversation's writes: its
+   * `putCheckpoint` (channel values included), then a `putCheckpointWrites` per task. Upserts,
+   * so replaying it is harmless. A thread's checkpoints are independent writes (each channel
+   * value travels with one of them), so they are stored side by side, not one after the other.
+   */
+  async checkpoint(checkpoint: StoredCheckpoint, origin: string): Promise<void> {
+    const owner = checkpointOwner(this.#conversation, checkpoint, origin);
+    const puts = checkpointPuts(checkpoint);
+    await this.#dispatch(
+      [checkpoint.conversationId],
+      async () => {
+        await this.#attempt(origin, async () => {
+          await this.target.putCheckpoint(puts.checkpoint, owner);
+          for (const task of puts.writes) await this.target.putCheckpointWrites(task, owner);
+        });
+        this.written.checkpoints++;
+        this.onBatch(this.written);
+      },
+      false,
+    );
   }
 
   /** Stores everything pending (messages, then traces) and waits for every write in flight. */
@@ -159,9 +216,14 @@ export class BatchWriter implements RecordSink {
 
   /**
    * Starts `write` once the writes `conversations` wait for are done, and returns when fewer
-   * than {@link WRITE_CONCURRENCY} writes are in flight.
+   * than {@link WRITE_CONCURRENCY} writes are in flight. A `sequenced` write is one the
+   * conversations' next writes wait for in turn; another one (a checkpoint) only waits.
    */
-  async #dispatch(conversations: string[], write: () => Promise<void>): Promise<void> {
+  async #dispatch(
+    conversations: string[],
+    write: () => Promise<void>,
+    sequenced = true,
+  ): Promise<void> {
     this.#throwFailure();
     const before = conversations.flatMap((id) => this.#after.get(id) ?? []);
     const done = Promise.all(before)
@@ -171,7 +233,7 @@ export class BatchWriter implements RecordSink {
       .catch((error: unknown) => {
         this.#failure ??= error;
       });
-    for (const id of conversations) this.#after.set(id, done);
+    if (sequenced) for (const id of conversations) this.#after.set(id, done);
     this.#inFlight.add(done);
     void done.then(() => {
       this.#inFlight.delete(done);

@@ -1,6 +1,14 @@
-import { ConversationInputSchema, MessageSchema, TurnTraceSchema } from "@message-store/core";
+import {
+  CheckpointInputSchema,
+  CheckpointWritesInputSchema,
+  ConversationInputSchema,
+  MessageSchema,
+  type StoredCheckpoint,
+  TurnTraceSchema,
+} from "@message-store/core";
 import { parseInput } from "@message-store/core/adapter";
-import { type RecordSink, WriteError } from "./batch-writer.js";
+import { checkpointOwner, type RecordSink, WriteError } from "./batch-writer.js";
+import { checkpointPuts } from "./checkpoint-record.js";
 
 /**
  * A sink that stores nothing: it checks each record against the model the store would check it
@@ -9,7 +17,10 @@ import { type RecordSink, WriteError } from "./batch-writer.js";
  * target behind, whatever the backend.
  */
 export class ExportValidator implements RecordSink {
+  #conversation: Record<string, unknown> | null = null;
+
   async conversation(record: Record<string, unknown>, origin: string): Promise<void> {
+    this.#conversation = record;
     const { lastActivityAt: _derived, ...input } = record;
     check(() => parseInput(ConversationInputSchema, input, "conversation"), origin);
   }
@@ -25,6 +36,15 @@ export class ExportValidator implements RecordSink {
 
   async trace(record: Record<string, unknown>, origin: string): Promise<void> {
     check(() => parseInput(TurnTraceSchema, record, "turn trace"), origin);
+  }
+
+  async checkpoint(checkpoint: StoredCheckpoint, origin: string): Promise<void> {
+    checkpointOwner(this.#conversation, checkpoint, origin);
+    const puts = checkpointPuts(checkpoint);
+    check(() => parseInput(CheckpointInputSchema, puts.checkpoint, "checkpoint"), origin);
+    for (const task of puts.writes) {
+      check(() => parseInput(CheckpointWritesInputSchema, task, "checkpoint writes"), origin);
+    }
   }
 
   async flush(): Promise<void> {}

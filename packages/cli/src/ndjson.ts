@@ -4,18 +4,29 @@ import { compareIds } from "@message-store/core/adapter";
 /** `format` of the header line of an export. */
 export const EXPORT_FORMAT = "message-store-export";
 /**
- * Version of the export format this CLI writes. Version 2 records carry tenants, soft delete and
- * the message fields of issue #15; version 1 files (without them) are still read, the missing
- * fields taking their defaults.
+ * Version of the export format this CLI writes. Version 3 adds `checkpoint` lines (and their
+ * count in the footer); version 2 records carry tenants, soft delete and the newer message
+ * fields. Version 1 and 2 files are still read: no checkpoints, the missing fields taking their
+ * defaults.
  */
-export const EXPORT_VERSION = 2;
-const READABLE_VERSIONS: readonly unknown[] = [1, 2];
+export const EXPORT_VERSION = 3;
+const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
 
 /** Counts of an export, written in its last line so that a truncated file is noticed. */
 export interface ExportCounts {
   conversations: number;
   messages: number;
   turnTraces: number;
+  /** Checkpoint lines (each with its channel values and pending writes). */
+  checkpoints: number;
+}
+
+/** The record types an export counts, in footer order. */
+export const COUNTED = ["conversations", "messages", "turnTraces", "checkpoints"] as const;
+
+/** Counts at zero. */
+export function noCounts(): ExportCounts {
+  return { conversations: 0, messages: 0, turnTraces: 0, checkpoints: 0 };
 }
 
 /** One line of an export: `{"type": …, "data": {…}}` (`header` and `footer` carry no `data`). */
@@ -24,6 +35,7 @@ export type ExportRecord =
   | { type: "conversation"; data: Record<string, unknown> }
   | { type: "message"; data: Record<string, unknown> }
   | { type: "turnTrace"; data: Record<string, unknown> }
+  | { type: "checkpoint"; data: Record<string, unknown> }
   | ({ type: "footer" } & ExportCounts);
 
 /**
@@ -46,13 +58,16 @@ export function headerLine(): string {
 }
 
 /** A data line (without newline): the envelope keys first, then the canonical record. */
-export function dataLine(type: "conversation" | "message" | "turnTrace", data: object): string {
+export function dataLine(
+  type: "conversation" | "message" | "turnTrace" | "checkpoint",
+  data: object,
+): string {
   return `{"type":"${type}","data":${canonicalJson(data)}}`;
 }
 
 /** The footer line (without newline). */
 export function footerLine(counts: ExportCounts): string {
-  return `{"type":"footer","conversations":${counts.conversations},"messages":${counts.messages},"turnTraces":${counts.turnTraces}}`;
+  return `{"type":"footer",${COUNTED.map((k) => `"${k}":${counts[k]}`).join(",")}}`;
 }
 
 /** A line of an NDJSON file that is not a valid export record. */
@@ -97,21 +112,22 @@ export function parseRecord(text: string, line: number): ExportRecord {
     case "conversation":
     case "message":
     case "turnTrace":
+    case "checkpoint":
       if (!isObject(value.data))
         throw new NdjsonError(line, `"${value.type}" line without a "data" object`);
       return { type: value.type, data: value.data };
     case "footer": {
-      const counts = [value.conversations, value.messages, value.turnTraces];
-      if (!counts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
-        throw new NdjsonError(line, "footer needs integer conversations, messages and turnTraces");
+      // Files written before checkpoints were exported have no count of them (and none).
+      const counts: Record<string, unknown> = { ...value, checkpoints: value.checkpoints ?? 0 };
+      if (!COUNTED.every((k) => Number.isSafeInteger(counts[k]) && (counts[k] as number) >= 0)) {
+        throw new NdjsonError(
+          line,
+          "footer needs integer conversations, messages and turnTraces (and checkpoints)",
+        );
       }
-      const [conversations, messages, turnTraces] = counts as number[];
-      return {
-        type: "footer",
-        conversations: conversations!,
-        messages: messages!,
-        turnTraces: turnTraces!,
-      };
+      const footer = noCounts();
+      for (const k of COUNTED) footer[k] = counts[k] as number;
+      return { type: "footer", ...footer };
     }
     default:
       throw new NdjsonError(line, `unknown record type ${JSON.stringify(value.type)}`);

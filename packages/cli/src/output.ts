@@ -20,15 +20,23 @@ export async function write(stream: NodeJS.WritableStream, text: string): Promis
     throw new OutputClosedError("the output was closed");
   }
   if (stream.write(text)) return;
-  const closed = once(stream, "close").then(() => {
+  // Whichever of `drain` and `close` comes first, the listeners of the other are removed: a long
+  // export waits for `drain` many times, and must not pile up listeners on its stream.
+  const settled = new AbortController();
+  const { signal } = settled;
+  const closed = once(stream, "close", { signal }).then(() => {
     throw new OutputClosedError("the output was closed");
   });
-  await Promise.race([once(stream, "drain"), closed]).catch((error: unknown) => {
+  try {
+    await Promise.race([once(stream, "drain", { signal }), closed]);
+  } catch (error) {
     if (error instanceof OutputClosedError || isBrokenPipe(error)) {
       throw new OutputClosedError("the output was closed");
     }
     throw error;
-  });
+  } finally {
+    settled.abort();
+  }
 }
 
 /** True for the error a write to a closed pipe gets. */

@@ -151,7 +151,9 @@ export function createProgram(io: CliIo): Command {
     });
 
   addStoreOptions(program.command("export"))
-    .description("write every conversation, message and trace as NDJSON (deterministic order)")
+    .description(
+      "write every conversation, message, trace and checkpoint as NDJSON (deterministic order)",
+    )
     .option("-o, --output <file>", "write to this file instead of standard output")
     .option("-u, --user <id>", "only this user's conversations")
     .action((options, command: Command) =>
@@ -228,7 +230,7 @@ export function createProgram(io: CliIo): Command {
   program
     .command("migrate")
     .description(
-      "copy every conversation, message and trace from one store to another, then verify the counts",
+      "copy every conversation, message, trace and checkpoint from one store to another, then verify",
     )
     .requiredOption(
       "--from <spec>",

@@ -2,6 +2,7 @@ import type {
   Conversation,
   Message,
   MessageStore,
+  StoredCheckpoint,
   TurnTrace,
   TurnTraceQueryInput,
 } from "@message-store/core";
@@ -65,6 +66,32 @@ export async function* tracePages(
       ...WITH_DELETED,
       ...query,
       limit: pageSize,
+      cursor,
+    });
+    if (page.items.length > 0) yield page.items;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+}
+
+/** A checkpoint carries a whole graph state: at most this many per page. */
+const CHECKPOINT_PAGE = 100;
+
+/**
+ * Pages of a thread's checkpoints, every namespace, newest first (`listCheckpoints` order), each
+ * with its channel values and pending writes; none when the store keeps no checkpoints. A
+ * soft-deleted conversation's checkpoints are hidden by the store, so they are not listed.
+ */
+export async function* checkpointPages(
+  store: MessageStore,
+  conversationId: string,
+  pageSize: number,
+): AsyncGenerator<StoredCheckpoint[]> {
+  if (!store.capabilities.checkpoints) return;
+  let cursor: string | null = null;
+  do {
+    const page = await store.listCheckpoints({
+      conversationId,
+      limit: Math.min(pageSize, CHECKPOINT_PAGE),
       cursor,
     });
     if (page.items.length > 0) yield page.items;

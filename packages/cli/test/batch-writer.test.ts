@@ -34,7 +34,12 @@ describe("BatchWriter", () => {
       }
     }
     await writer.flush();
-    expect(writer.written).toEqual({ conversations: 3, messages: 120, turnTraces: 0 });
+    expect(writer.written).toEqual({
+      conversations: 3,
+      messages: 120,
+      turnTraces: 0,
+      checkpoints: 0,
+    });
     for (const [c, expected] of Object.entries(ids)) {
       const page = await store.getMessagesByConversationId(c, { limit: 100 });
       expect(page.items.map((m) => m.id)).toEqual(expected);
@@ -64,7 +69,12 @@ describe("BatchWriter", () => {
       }
     }
     await writer.flush();
-    expect(writer.written).toEqual({ conversations: 2, messages: 14, turnTraces: 14 });
+    expect(writer.written).toEqual({
+      conversations: 2,
+      messages: 14,
+      turnTraces: 14,
+      checkpoints: 0,
+    });
     expect(calls).toEqual([4, 4, 4, 2]);
     for (const id of traced) expect((await store.getTurnTraceByMessageId(id))?.id).toBe(`${id}-t`);
   });

@@ -272,7 +272,7 @@ describe("export and import keep soft-deleted data", () => {
       { cwd },
     );
     expect(result.stdout).toContain(
-      "1/1 conversations, 2/2 messages, 1/1 traces of the migrated ids: OK",
+      "1/1 conversations, 2/2 messages, 1/1 traces, 0/0 checkpoints of the migrated ids: OK",
     );
     const a = (await runOk(["export", "--store", "json:a.json"], { cwd })).stdout;
     expect((await runOk(["export", "--store", "json:m.json"], { cwd })).stdout).toBe(a);

@@ -25,8 +25,12 @@ describe("export and import (JSON store)", () => {
 
   it("writes a header, canonical records in a deterministic order and a footer", () => {
     const lines = firstExport.trimEnd().split("\n");
-    expect(lines[0]).toBe('{"type":"header","format":"message-store-export","version":2}');
-    expect(JSON.parse(lines.at(-1)!)).toEqual({ type: "footer", ...dataset.counts });
+    expect(lines[0]).toBe('{"type":"header","format":"message-store-export","version":3}');
+    expect(JSON.parse(lines.at(-1)!)).toEqual({
+      type: "footer",
+      ...dataset.counts,
+      checkpoints: 0,
+    });
     const conversationIds = lines
       .map((l) => JSON.parse(l))
       .filter((r) => r.type === "conversation")

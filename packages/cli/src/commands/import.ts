@@ -4,12 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { MessageStore } from "@message-store/core";
+import type { MessageStore, StoredCheckpoint } from "@message-store/core";
 import { BatchWriter, type RecordSink } from "../batch-writer.js";
+import { CheckpointLineError, checkpointFromLine } from "../checkpoint-record.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
 import { ExportValidator } from "../export-validator.js";
-import { formatRecordCounts } from "../format/numbers.js";
-import { type ExportCounts, NdjsonError, parseRecord, readLines } from "../ndjson.js";
+import { formatCountOf, formatRecordCounts } from "../format/numbers.js";
+import {
+  COUNTED,
+  type ExportCounts,
+  NdjsonError,
+  noCounts,
+  parseRecord,
+  readLines,
+} from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
@@ -32,7 +40,7 @@ export async function readExport(
   input: Readable,
   openWriter: () => Promise<RecordSink>,
 ): Promise<{ footer: ExportCounts | null; seen: ExportCounts; opened: boolean }> {
-  const seen: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
+  const seen = noCounts();
   let footer: ExportCounts | null = null;
   let first = true;
   let opened: RecordSink | null = null;
@@ -65,13 +73,23 @@ export async function readExport(
         await (await writer()).trace(record.data, `trace on line ${line}`);
         seen.turnTraces++;
         break;
-      case "footer":
-        footer = {
-          conversations: record.conversations,
-          messages: record.messages,
-          turnTraces: record.turnTraces,
-        };
+      case "checkpoint": {
+        let checkpoint: StoredCheckpoint;
+        try {
+          checkpoint = checkpointFromLine(record.data);
+        } catch (error) {
+          if (error instanceof CheckpointLineError) throw new NdjsonError(line, error.message);
+          throw error;
+        }
+        await (await writer()).checkpoint(checkpoint, `checkpoint on line ${line}`);
+        seen.checkpoints++;
         break;
+      }
+      case "footer": {
+        const { type: _footer, ...counts } = record;
+        footer = counts;
+        break;
+      }
     }
     first = false;
   }
@@ -103,8 +121,8 @@ export async function importCommand(
     );
   });
   try {
-    await readExport(createReadStream(source), async () => new ExportValidator());
-    await importChecked(input, config, options, io);
+    const checked = await readExport(createReadStream(source), async () => new ExportValidator());
+    await importChecked(input, config, options, checked.seen, io);
   } finally {
     input.destroy();
     await spool?.remove();
@@ -130,6 +148,7 @@ async function importChecked(
   input: Readable,
   config: StoreConfigObject,
   options: ImportOptions,
+  checked: ExportCounts,
   io: { stderr: NodeJS.WritableStream },
 ): Promise<void> {
   // A JSON target this import creates is removed again if the import fails before storing anything.
@@ -145,6 +164,11 @@ async function importChecked(
   try {
     const { footer, seen } = await readExport(input, async () => {
       store = await openStore(config);
+      if (checked.checkpoints > 0 && !store.capabilities.checkpoints) {
+        throw new CommandFailedError(
+          `the export holds ${formatCountOf(checked.checkpoints, "checkpoint")} and ${describeStore(config)} keeps no checkpoints (nothing was imported)`,
+        );
+      }
       return new BatchWriter(store, options.batchSize);
     });
     if (store === null) {
@@ -163,9 +187,7 @@ async function importChecked(
         "the export has no footer line: it may be truncated (everything read was imported)",
       );
     }
-    const differs = (["conversations", "messages", "turnTraces"] as const).filter(
-      (k) => footer[k] !== seen[k],
-    );
+    const differs = COUNTED.filter((k) => footer[k] !== seen[k]);
     if (differs.length > 0) {
       throw new CommandFailedError(
         `the footer does not match the file: ${differs.map((k) => `${k} ${seen[k]} read, ${footer[k]} announced`).join("; ")}`,

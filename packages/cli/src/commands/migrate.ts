@@ -1,5 +1,17 @@
 import type { MessageStore } from "@message-store/core";
 import { BatchWriter } from "../batch-writer.js";
+import {
+  type CarriedValues,
+  hiddenCheckpointsNote,
+  withoutCarriedValues,
+} from "../checkpoint-record.js";
+import {
+  type CheckpointSummary,
+  CheckpointTally,
+  checkpointDifferences,
+  summarize,
+  tallyCheckpoints,
+} from "../checkpoint-tally.js";
 import { CommandFailedError, UsageError } from "../cli-errors.js";
 import {
   formatCount,
@@ -7,12 +19,13 @@ import {
   formatRecordCounts,
   formatSeconds,
 } from "../format/numbers.js";
-import { canonicalJson } from "../ndjson.js";
+import { canonicalJson, noCounts } from "../ndjson.js";
 import { openStore } from "../open-store.js";
 import { writeLine } from "../output.js";
 import { createProgress, type ProgressState } from "../progress.js";
 import { describeStore, type StoreConfigObject } from "../store-spec.js";
 import {
+  checkpointPages,
   conversationPages,
   countMessages,
   countTraces,
@@ -39,6 +52,8 @@ interface Io {
 interface Expected {
   messages: number;
   turnTraces: number;
+  checkpoints: CheckpointSummary;
+  softDeleted: boolean;
 }
 
 const CONVERSATION_PAGE = 100;
@@ -49,6 +64,11 @@ async function countConversations(store: MessageStore): Promise<number> {
   let total = 0;
   for await (const page of conversationPages(store, 1000)) total += page.length;
   return total;
+}
+
+async function holdsCheckpoints(store: MessageStore): Promise<boolean> {
+  if (!store.capabilities.checkpoints) return false;
+  return (await store.listCheckpoints({ limit: 1 })).items.length > 0;
 }
 
 /** Copies every conversation of `source` into `target`; returns what each held in the source. */
@@ -90,7 +110,7 @@ async function copyAll(
       for (const conversation of page) {
         const { id } = conversation;
         await writer.conversation(conversation, `conversation ${JSON.stringify(id)}`);
-        const expected: Expected = { messages: 0, turnTraces: 0 };
+        const expected = { messages: 0, turnTraces: 0 };
         for await (const messages of messagePages(source, id, options.batchSize)) {
           expected.messages += messages.length;
           await writer.messages(messages, (i) => `message ${JSON.stringify(messages[i]!.id)}`);
@@ -100,7 +120,17 @@ async function copyAll(
           for (const trace of traces)
             await writer.trace(trace, `trace ${JSON.stringify(trace.id)}`);
         }
-        copied.set(id, expected);
+        const tally = new CheckpointTally();
+        const carried: CarriedValues = new Set();
+        for await (const checkpoints of checkpointPages(source, id, options.batchSize)) {
+          for (const stored of checkpoints) {
+            tally.add(stored);
+            const origin = `checkpoint ${JSON.stringify(stored.id)} of ${JSON.stringify(id)}`;
+            await writer.checkpoint(withoutCarriedValues(stored, carried), origin);
+          }
+        }
+        const softDeleted = conversation.deletedAt !== null;
+        copied.set(id, { ...expected, checkpoints: summarize(tally), softDeleted });
         state.done++;
         report();
       }
@@ -119,7 +149,7 @@ async function copyAll(
 
 /** Counts what `target` holds for each migrated id; returns one line per difference. */
 async function verify(target: MessageStore, expected: Map<string, Expected>) {
-  const found = { conversations: 0, messages: 0, turnTraces: 0 };
+  const found = noCounts();
   const problems: string[] = [];
   const ids = [...expected.keys()];
   let next = 0;
@@ -130,15 +160,18 @@ async function verify(target: MessageStore, expected: Map<string, Expected>) {
       const exists = (await target.getConversation(id, WITH_DELETED)) !== null;
       const messages = await countMessages(target, id, 1000);
       const turnTraces = await countTraces(target, id, 1000);
+      const checkpoints = await tallyCheckpoints(target, id, 100);
       if (exists) found.conversations++;
       found.messages += messages;
       found.turnTraces += turnTraces;
+      found.checkpoints += checkpoints.checkpoints;
       const diffs: string[] = [];
       if (!exists) diffs.push("conversation missing");
       if (messages !== want.messages)
         diffs.push(`messages ${want.messages} in source, ${messages} in target`);
       if (turnTraces !== want.turnTraces)
         diffs.push(`traces ${want.turnTraces} in source, ${turnTraces} in target`);
+      diffs.push(...checkpointDifferences(want.checkpoints, checkpoints));
       if (diffs.length > 0) problems.push(`${JSON.stringify(id)}: ${diffs.join(", ")}`);
     }
   };
@@ -148,9 +181,10 @@ async function verify(target: MessageStore, expected: Map<string, Expected>) {
 
 /**
  * `message-store migrate --from <store> --to <store>`: streams every conversation with its
- * messages (batches of `batchSize`, transcript order) and traces into the target, by upserts, so
- * an interrupted run is completed by running it again. Then counts what the target holds for the
- * migrated ids (it may hold other data) and fails on any difference.
+ * messages (batches of `batchSize`, transcript order), traces and checkpoints (with their channel
+ * values and pending writes) into the target, by upserts, so an interrupted run is completed by
+ * running it again. Then counts what the target holds for the migrated ids (it may hold other
+ * data), compares their checkpoints' content, and fails on any difference.
  */
 export async function migrateCommand(
   from: StoreConfigObject,
@@ -170,13 +204,19 @@ export async function migrateCommand(
       );
     }
     target = await openStore(to);
+    if (!target.capabilities.checkpoints && (await holdsCheckpoints(source))) {
+      throw new CommandFailedError(
+        `the source ${describeStore(from)} holds checkpoints and ${describeStore(to)} keeps none (nothing was written to the target)`,
+      );
+    }
     await writeLine(io.stdout, `from: ${describeStore(from)}`);
     await writeLine(io.stdout, `to:   ${describeStore(to)}`);
     const expected = await copyAll(source, target, options, io);
-    const want = { conversations: expected.size, messages: 0, turnTraces: 0 };
+    const want = { ...noCounts(), conversations: expected.size };
     for (const e of expected.values()) {
       want.messages += e.messages;
       want.turnTraces += e.turnTraces;
+      want.checkpoints += e.checkpoints.checkpoints;
     }
     const seconds = (Date.now() - started) / 1000;
     await writeLine(
@@ -191,8 +231,11 @@ export async function migrateCommand(
         : `MISMATCH in ${formatCountOf(problems.length, "conversation")}`;
     await writeLine(
       io.stdout,
-      `verify: target holds ${ratio("conversations")} conversations, ${ratio("messages")} messages, ${ratio("turnTraces")} traces of the migrated ids: ${verdict}`,
+      `verify: target holds ${ratio("conversations")} conversations, ${ratio("messages")} messages, ${ratio("turnTraces")} traces, ${ratio("checkpoints")} checkpoints of the migrated ids: ${verdict}`,
     );
+    const softDeleted = [...expected.values()].filter((e) => e.softDeleted).length;
+    const note = hiddenCheckpointsNote(source, softDeleted, "migrated");
+    if (note !== null) await writeLine(io.stdout, note);
     if (problems.length > 0) {
       for (const line of problems.slice(0, 20)) await writeLine(io.stdout, `  ${line}`);
       if (problems.length > 20) await writeLine(io.stdout, `  … and ${problems.length - 20} more`);

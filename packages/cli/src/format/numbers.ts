@@ -14,16 +14,21 @@ export function formatCountOf(n: number, noun: string): string {
   return `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** `1 conversation, 12 messages, 3 traces`: what an export, import or migration moved. */
+/**
+ * `1 conversation, 12 messages, 3 traces` (and `, 4 checkpoints` when counted): what an export,
+ * import or migration moved.
+ */
 export function formatRecordCounts(counts: {
   conversations: number;
   messages: number;
   turnTraces: number;
+  checkpoints?: number;
 }): string {
   return [
     formatCountOf(counts.conversations, "conversation"),
     formatCountOf(counts.messages, "message"),
     formatCountOf(counts.turnTraces, "trace"),
+    ...(counts.checkpoints === undefined ? [] : [formatCountOf(counts.checkpoints, "checkpoint")]),
   ].join(", ");
 }
 

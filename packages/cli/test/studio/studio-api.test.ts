@@ -312,6 +312,7 @@ describe.each(STUDIO_BACKENDS)("studio API on $name", (backend) => {
       conversations: 1,
       messages: messages.length,
       turnTraces: traces.length,
+      checkpoints: 0,
     });
     expect(lines.filter((l) => l.type === "message").map((l) => l.data.id)).toEqual(
       messages.map((m) => m.id),

@@ -2,7 +2,7 @@ import { PassThrough, Readable } from "node:stream";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { writeConversation } from "../../commands/export.js";
-import { type ExportCounts, footerLine, headerLine } from "../../ndjson.js";
+import { footerLine, headerLine, noCounts } from "../../ndjson.js";
 import { writeLine } from "../../output.js";
 import { WITH_DELETED } from "../../walk.js";
 import { badRequest, requireJson } from "../params.js";
@@ -41,7 +41,7 @@ export function actionRoutes({ store }: StudioDeps): Hono {
         throw new HTTPException(404, { message: "no conversation with this id" });
       }
       const sink = new PassThrough();
-      const counts: ExportCounts = { conversations: 0, messages: 0, turnTraces: 0 };
+      const counts = noCounts();
       (async () => {
         await writeLine(sink, headerLine());
         await writeConversation(store, sink, conversation, EXPORT_PAGE, counts);
