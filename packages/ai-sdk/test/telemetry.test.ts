@@ -1,4 +1,4 @@
-import { MessageStore, type MessageStoreApi, newId } from "@message-store/core";
+import { MessageStore, newId } from "@message-store/core";
 import "@message-store/core/memory";
 import { generateText, registerTelemetry, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ const weather = tool({
   },
 });
 
-let store: MessageStoreApi;
+let store: Awaited<ReturnType<typeof MessageStore.initialize>>;
 const userId = "user-1";
 
 async function assistantMessage(conversationId: string, id = newId()) {

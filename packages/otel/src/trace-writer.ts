@@ -54,6 +54,10 @@ export class TraceWriter {
   /** By message id: a newer trace of a message replaces the waiting one. */
   readonly #pending = new Map<string, Waiting>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** The write under way per message: a message's traces are written one after the other. */
+  readonly #chains = new Map<string, Promise<void>>();
+  /** The newest trace per message with a write queued: an older one queued behind is skipped. */
+  readonly #newest = new Map<string, DraftTrace>();
   #timer: NodeJS.Timeout | undefined;
   readonly #stats = { stored: 0, dropped: 0, failed: 0 };
 
@@ -71,7 +75,19 @@ export class TraceWriter {
 
   /** Stores `trace` in the background (see the class). */
   write(trace: DraftTrace): void {
-    this.#track(this.#attempt(trace, Date.now()));
+    const id = trace.messageId;
+    this.#newest.set(id, trace);
+    const previous = this.#chains.get(id) ?? Promise.resolve();
+    const next = previous.then(() => {
+      if (this.#newest.get(id) !== trace) return;
+      this.#newest.delete(id);
+      return this.#attempt(trace, Date.now());
+    });
+    this.#chains.set(id, next);
+    void next.finally(() => {
+      if (this.#chains.get(id) === next) this.#chains.delete(id);
+    });
+    this.#track(next);
   }
 
   /** Resolves when the writes under way have settled and the waiting traces were retried once. */

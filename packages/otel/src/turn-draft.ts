@@ -24,6 +24,8 @@ export interface ModelCallDraft {
 /** One tool run as telemetry reports it. */
 export interface ToolRunDraft {
   toolName: string;
+  /** The model's id of the call: orders runs that started in the same millisecond. */
+  toolCallId?: string | undefined;
   input: unknown;
   /** What the tool returned (`undefined` when it failed or was not recorded). */
   output: unknown;
@@ -54,6 +56,11 @@ export type DraftTrace = Omit<TurnTraceInput, "id" | "conversationId" | "message
 };
 
 const byStart = (a: { startedAt: number }, b: { startedAt: number }) => a.startedAt - b.startedAt;
+/** Runs by start millisecond, then call id: the same order from events (ms) and spans (ns). */
+const byStartThenId = (a: ToolRunDraft, b: ToolRunDraft) =>
+  Math.floor(a.startedAt) - Math.floor(b.startedAt) ||
+  (a.toolCallId ?? "").localeCompare(b.toolCallId ?? "") ||
+  a.startedAt - b.startedAt;
 const ms = (n: number) => (Number.isFinite(n) && n >= 0 ? n : 0);
 const epochMs = (n: number) => (Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
 
@@ -79,7 +86,7 @@ export function traceOfDraft(draft: TurnDraft, defaultAgentId: string): DraftTra
   const { conversationId, messageId, userId, agentId } = draft.link;
   if (!conversationId || !messageId) return null;
   const calls = [...draft.calls].sort(byStart);
-  const tools = [...draft.tools].sort(byStart);
+  const tools = [...draft.tools].sort(byStartThenId);
   let totalTokens = 0;
   for (const c of calls) totalTokens += c.promptTokens + c.completionTokens;
   return {

@@ -76,6 +76,7 @@ export class RunRecorder {
   toolStarted(at: number, toolCallId: string, toolName: string, input: unknown): void {
     this.#tools.set(toolCallId, {
       toolName,
+      toolCallId,
       input,
       output: undefined,
       startedAt: at,

@@ -56,8 +56,6 @@ export function otlpTracesUrl(endpoint: string): string {
 
 function safeUrl(url: string): string {
   const u = new URL(url);
-  u.username = "";
-  u.password = "";
   u.search = "";
   return u.toString();
 }
@@ -65,13 +63,22 @@ function safeUrl(url: string): string {
 /**
  * Sends spans in one OTLP/HTTP request. Resolves when the collector accepted them (2xx); throws
  * an {@link OtlpExportError} when it refused them or could not be reached after the retries
- * (backing off 0.5 s, 1 s, 2 s …). The error names the URL without credentials, never the headers.
+ * (backing off 0.5 s, 1 s, 2 s …). The error names the URL without credentials or query, never the headers. Credentials in the
+ * URL are sent as Basic authentication.
  */
 export async function sendOtlpSpans(
   spans: readonly GenAiSpan[],
   options: OtlpHttpOptions,
 ): Promise<void> {
-  const url = otlpTracesUrl(options.endpoint);
+  const target = new URL(otlpTracesUrl(options.endpoint));
+  // fetch refuses credentials in a URL: they become Basic authentication.
+  const basic =
+    target.username || target.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString("base64")}`
+      : undefined;
+  target.username = "";
+  target.password = "";
+  const url = target.toString();
   const resource: OtlpResource = {
     attributes: { "service.name": options.serviceName ?? "message-store" },
     scopeName: "@message-store/otel",
@@ -79,7 +86,8 @@ export async function sendOtlpSpans(
   };
   const json = options.protocol === "json";
   const body = json ? encodeOtlpJson(spans, resource) : encodeOtlpProtobuf(spans, resource);
-  const headers = {
+  const headers: Record<string, string> = {
+    ...(basic === undefined ? {} : { authorization: basic }),
     ...options.headers,
     "content-type": json ? "application/json" : "application/x-protobuf",
   };

@@ -87,6 +87,7 @@ export function draftOfSpans(
       const error = errorOf(span);
       tools.push({
         toolName: textOf(a, ATTR.toolName) ?? "unknown",
+        toolCallId: textOf(a, ATTR.toolCallId),
         input: jsonOf(a, ATTR.toolArguments),
         output: error === undefined ? jsonOf(a, ATTR.toolResult) : undefined,
         error,

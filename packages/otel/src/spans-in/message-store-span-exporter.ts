@@ -10,7 +10,7 @@ export interface MessageStoreSpanExporterOptions extends TraceWriterOptions {
   agentId?: string;
   /** OpenTelemetry traces held at once (open ones and recent finished ones). Default 1000. */
   maxTraces?: number;
-  /** Spans kept per trace; more are dropped and counted. Default 10 000. */
+  /** Spans kept per trace besides its root; more are dropped and counted. Default 10 000. */
   maxSpansPerTrace?: number;
 }
 
@@ -131,13 +131,14 @@ export class MessageStoreSpanExporter {
     }
     const state = this.#trace(ids.traceId);
     if (state.spans.has(ids.spanId)) return undefined;
-    if (state.spans.size >= this.#maxSpans) {
+    const parent = span.parentSpanContext?.spanId ?? span.parentSpanId;
+    // A root is kept past the limit: it is what completes the turn.
+    if (parent && state.spans.size >= this.#maxSpans) {
       this.#counts.droppedSpans++;
       return undefined;
     }
     state.spans.set(ids.spanId, span);
     this.#counts.spans++;
-    const parent = span.parentSpanContext?.spanId ?? span.parentSpanId;
     if (!parent) state.root = span;
     return ids.traceId;
   }

@@ -1,10 +1,7 @@
-import type { Attributes, AttributeValue } from "./span-like.js";
+import type { Attributes } from "./span-like.js";
 
 /** The value of the first of `names` present in `attributes`. */
-export function firstOf(
-  attributes: Attributes,
-  names: readonly string[],
-): AttributeValue | undefined {
+export function firstOf(attributes: Attributes, names: readonly string[]): unknown {
   for (const name of names) {
     const value = attributes[name];
     if (value !== undefined && value !== null) return value;

@@ -5,8 +5,8 @@ export type AttributeValue =
   | boolean
   | ReadonlyArray<string | number | boolean | null | undefined>;
 
-/** Span attributes (values may be missing). */
-export type Attributes = Readonly<Record<string, AttributeValue | undefined>>;
+/** Span attributes: read defensively, a value may be anything an instrumentation put there. */
+export type Attributes = Readonly<Record<string, unknown>>;
 
 /** `[seconds, nanoseconds]` since the epoch, as the OpenTelemetry JS SDK keeps times. */
 export type HrTime = readonly [number, number];

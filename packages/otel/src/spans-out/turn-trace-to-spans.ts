@@ -8,6 +8,15 @@ function nanos(ms: number): bigint {
   return BigInt(Math.round(ms * 1000)) * 1000n;
 }
 
+/** A duration in ms as nanoseconds (to the microsecond), added to a start so it survives as is. */
+function span(
+  startMs: number,
+  durationMs: number,
+): { startTimeUnixNano: bigint; endTimeUnixNano: bigint } {
+  const start = nanos(startMs);
+  return { startTimeUnixNano: start, endTimeUnixNano: start + nanos(durationMs) };
+}
+
 function hexId(seed: string, chars: 16 | 32): string {
   return createHash("sha256").update(seed).digest("hex").slice(0, chars);
 }
@@ -65,8 +74,7 @@ export function turnTraceToSpans(trace: TurnTrace): GenAiSpan[] {
       parentSpanId: undefined,
       name: `invoke_agent ${trace.agentId}`,
       kind: 1,
-      startTimeUnixNano: nanos(trace.timestamp),
-      endTimeUnixNano: nanos(trace.timestamp + trace.totalLatencyMs),
+      ...span(trace.timestamp, trace.totalLatencyMs),
       attributes: rootAttributes,
       status: rootError === undefined ? { code: 0 } : { code: 2, message: rootError },
     },
@@ -93,8 +101,7 @@ export function turnTraceToSpans(trace: TurnTrace): GenAiSpan[] {
       parentSpanId: rootId,
       name: `chat ${call.model}`,
       kind: 3,
-      startTimeUnixNano: nanos(start),
-      endTimeUnixNano: nanos(start + call.latencyMs),
+      ...span(start, call.latencyMs),
       attributes,
       status: call.error === null ? { code: 0 } : { code: 2, message: call.error },
     });
@@ -116,8 +123,7 @@ export function turnTraceToSpans(trace: TurnTrace): GenAiSpan[] {
       parentSpanId: rootId,
       name: `execute_tool ${tool.toolName}`,
       kind: 1,
-      startTimeUnixNano: nanos(toolCursor),
-      endTimeUnixNano: nanos(toolCursor + duration),
+      ...span(toolCursor, duration),
       attributes,
       status: tool.traceback === null ? { code: 0 } : { code: 2, message: tool.traceback },
     });
