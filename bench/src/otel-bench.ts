@@ -15,6 +15,11 @@ import { describeMachine } from "./machine.js";
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL("../../packages/cli/bin/message-store.js", import.meta.url));
+/** CPU time (user + system) of this process since `since`, in µs: load on the machine does not count. */
+const cpuMicros = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Stores `n` conversations with an assistant message each; returns their ids. */
@@ -142,9 +147,9 @@ export async function otelBench(argv: string[]): Promise<void> {
     const perEvent: number[] = [];
     for (let round = 0; round < 5; round++) {
       const t = messageStoreTelemetry(store, { ...links[round]!, userId: "u" });
-      const start = performance.now();
+      const cpu = process.cpuUsage();
       for (let r = 0; r < 200; r++) driveRun(t, `run-${round}-${r}`, Date.now());
-      perEvent.push(((performance.now() - start) * 1000) / (200 * EVENTS_PER_RUN));
+      perEvent.push(cpuMicros(cpu) / (200 * EVENTS_PER_RUN));
       await t.flush();
     }
     // 2. Exporter: the synchronous part of export(), per span, and CPU per turn stored.
@@ -156,22 +161,20 @@ export async function otelBench(argv: string[]): Promise<void> {
         .slice(round * 200, round * 200 + 200)
         .map((l, k) => turnSpans(`${round}-${k}`.padStart(32, "0"), l));
       const cpu = process.cpuUsage();
-      const start = performance.now();
       for (const spans of batch) exporter.export(spans, () => {});
-      perSpan.push(((performance.now() - start) * 1000) / (200 * 50));
+      perSpan.push(cpuMicros(cpu) / (200 * 50));
       await exporter.forceFlush();
-      const used = process.cpuUsage(cpu);
-      cpuPerTurn.push((used.user + used.system) / 1000 / 200);
+      cpuPerTurn.push(cpuMicros(cpu) / 1000 / 200);
     }
     console.log(`exporter stats: ${JSON.stringify(exporter.stats)}`);
     await store.close();
     console.log("| measure | median of 5 rounds | target |");
     console.log("|---|---|---|");
     console.log(
-      `| integration, sync work per event (18-event runs) | ${median(perEvent).toFixed(2)} µs | ≤ 5 µs |`,
+      `| integration, sync CPU per event (18-event runs) | ${median(perEvent).toFixed(2)} µs | ≤ 5 µs |`,
     );
     console.log(
-      `| exporter, sync work per span (50-span turns) | ${median(perSpan).toFixed(2)} µs | ≤ 5 µs |`,
+      `| exporter, sync CPU per span (50-span turns, assembly included) | ${median(perSpan).toFixed(2)} µs | ≤ 5 µs |`,
     );
     console.log(
       `| 50-span turn assembled and stored (JSON store), CPU | ${median(cpuPerTurn).toFixed(3)} ms | ≤ 2 ms |`,
@@ -179,7 +182,8 @@ export async function otelBench(argv: string[]): Promise<void> {
 
     // 3. The CLI exporting stored traces to an OTLP/HTTP receiver.
     const file = join(dir, "export.json");
-    await writeSyntheticFile(file, exportTurns * 3, exportTurns);
+    // The synthetic dataset puts a trace on every fifth message.
+    await writeSyntheticFile(file, exportTurns * 5, exportTurns);
     let received = 0;
     const server = createServer((req, res) => {
       req.on("data", (c: Buffer) => {
@@ -192,7 +196,11 @@ export async function otelBench(argv: string[]): Promise<void> {
     for (const protocol of ["protobuf", "json"]) {
       received = 0;
       const start = performance.now();
-      const { stderr } = await run(process.execPath, [
+      // /usr/bin/time reports the CLI's own CPU time: on a loaded machine wall time is mostly waiting.
+      const { stderr } = await run("/usr/bin/time", [
+        "-f",
+        "cpu_s=%U+%S",
+        process.execPath,
         CLI,
         "export",
         "--store",
@@ -203,9 +211,11 @@ export async function otelBench(argv: string[]): Promise<void> {
         protocol,
       ]);
       const seconds = (performance.now() - start) / 1000;
-      const last = stderr.trim().split("\n").at(-1);
+      const cpu = /cpu_s=([\d.]+)\+([\d.]+)/.exec(stderr);
+      const cpuSeconds = cpu ? Number(cpu[1]) + Number(cpu[2]) : Number.NaN;
+      const summary = stderr.split("\n").find((l) => l.startsWith("exported"));
       console.log(
-        `| CLI export --otlp (${protocol}), ${exportTurns} turns | ${seconds.toFixed(2)} s wall, ${(received / 2 ** 20).toFixed(1)} MiB sent (${last}) | ≤ 10 s |`,
+        `| CLI export --otlp (${protocol}), ${exportTurns} turns, process start and store open included | ${seconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(2)} s CPU, ${(received / 2 ** 20).toFixed(1)} MiB sent (${summary}) | ≤ 10 s |`,
       );
     }
     server.close();

@@ -155,3 +155,39 @@ it("retries a busy collector, and names a refusing one without its credentials o
   expect(otlpTracesUrl("http://c:4318")).toBe("http://c:4318/v1/traces");
   expect(() => otlpTracesUrl("ftp://c")).toThrow(OtlpExportError);
 });
+
+it.each(["json", "protobuf"] as const)(
+  "encodes every attribute kind so a collector decodes it (%s)",
+  async (protocol) => {
+    const receiver = await startOtlpReceiver();
+    receivers.push(receiver);
+    const attributes = { neg: -5, big: 2 ** 40, pi: 3.25, list: ["a", "b"], ok: true, s: "é✓" };
+    await sendOtlpSpans(
+      [
+        {
+          traceId: "ab".repeat(16),
+          spanId: "cd".repeat(8),
+          parentSpanId: "ef".repeat(8),
+          name: "chat m",
+          kind: 3,
+          startTimeUnixNano: 1_765_000_000_123_456_789n,
+          endTimeUnixNano: 1_765_000_001_000_000_000n,
+          attributes,
+          status: { code: 2, message: "boom" },
+        },
+      ],
+      { endpoint: receiver.url, protocol, serviceName: "svc" },
+    );
+    const [span] = receiver.requests[0]!.spans;
+    expect(span).toMatchObject({
+      traceId: "ab".repeat(16),
+      spanId: "cd".repeat(8),
+      parentSpanId: "ef".repeat(8),
+      kind: 3,
+      startTimeUnixNano: 1_765_000_000_123_456_789n,
+      attributes,
+      status: { code: 2, message: "boom" },
+    });
+    expect(receiver.requests[0]!.resource["service.name"]).toBe("svc");
+  },
+);

@@ -69,16 +69,30 @@ export async function exportOtlpCommand(
       ...(options.since === undefined ? {} : { since: options.since }),
       ...(options.user === undefined ? {} : { userId: options.user }),
     };
-    for await (const page of tracePages(store, query, options.pageSize)) {
-      const batch: GenAiSpan[] = [];
-      for (const trace of page) for (const span of turnTraceToSpans(trace)) batch.push(span);
-      await sendOtlpSpans(batch, http);
-      traces += page.length;
-      spans += batch.length;
+    // One request in flight while the next page is read and converted.
+    let sending: Promise<void> | undefined;
+    const sent = async () => {
+      await sending;
       if (Date.now() - last >= (options.progressIntervalMs ?? 1000)) {
         last = Date.now();
         await writeLine(io.stderr, line(false));
       }
+    };
+    try {
+      for await (const page of tracePages(store, query, options.pageSize)) {
+        const batch: GenAiSpan[] = [];
+        for (const trace of page) for (const span of turnTraceToSpans(trace)) batch.push(span);
+        await sent();
+        sending = sendOtlpSpans(batch, http).then(() => {
+          traces += page.length;
+          spans += batch.length;
+        });
+      }
+      await sending;
+    } catch (error) {
+      // A failed page rejects once; the request still in flight is not left unobserved.
+      await sending?.catch(() => {});
+      throw error;
     }
     await writeLine(io.stderr, line(true));
   } finally {

@@ -5,78 +5,100 @@ const VARINT = 0;
 const FIXED64 = 1;
 const BYTES = 2;
 
-/** A protobuf message under construction: fields appended in order, nested messages as bytes. */
+/**
+ * A protobuf message under construction: fields written in order into one growing buffer; a
+ * nested message is built in its own writer and copied in behind its length.
+ */
 class ProtoWriter {
-  readonly #chunks: Uint8Array[] = [];
-  #length = 0;
+  #buf = Buffer.allocUnsafe(256);
+  #pos = 0;
 
-  get length(): number {
-    return this.#length;
+  #reserve(n: number): void {
+    if (this.#pos + n <= this.#buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#pos + n));
+    this.#buf.copy(next, 0, 0, this.#pos);
+    this.#buf = next;
   }
 
-  #push(bytes: Uint8Array): void {
-    this.#chunks.push(bytes);
-    this.#length += bytes.length;
-  }
-
-  #varint(n: bigint): void {
-    const out: number[] = [];
-    let v = BigInt.asUintN(64, n);
-    while (v > 0x7fn) {
-      out.push(Number(v & 0x7fn) | 0x80);
-      v >>= 7n;
+  /** A varint of a non-negative safe integer (lengths, tags, enums, counts). */
+  #varint(n: number): void {
+    this.#reserve(10);
+    while (n > 0x7f) {
+      this.#buf[this.#pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
     }
-    out.push(Number(v));
-    this.#push(Uint8Array.from(out));
+    this.#buf[this.#pos++] = n;
   }
 
   #tag(field: number, wire: number): void {
-    this.#varint(BigInt((field << 3) | wire));
+    this.#varint(field * 8 + wire);
   }
 
-  uint(field: number, n: number | bigint): this {
+  /** An int64/uint64 field: two's complement for negatives, as protobuf encodes them. */
+  int(field: number, n: number): this {
     this.#tag(field, VARINT);
-    this.#varint(BigInt(n));
+    if (n >= 0) {
+      this.#varint(n);
+      return this;
+    }
+    let v = BigInt.asUintN(64, BigInt(n));
+    this.#reserve(10);
+    while (v > 0x7fn) {
+      this.#buf[this.#pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.#buf[this.#pos++] = Number(v);
     return this;
   }
 
   bool(field: number, b: boolean): this {
-    return this.uint(field, b ? 1 : 0);
+    return this.int(field, b ? 1 : 0);
   }
 
   fixed64(field: number, n: bigint): this {
     this.#tag(field, FIXED64);
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, BigInt.asUintN(64, n), true);
-    this.#push(b);
+    this.#reserve(8);
+    this.#buf.writeBigUInt64LE(BigInt.asUintN(64, n), this.#pos);
+    this.#pos += 8;
     return this;
   }
 
   double(field: number, n: number): this {
     this.#tag(field, FIXED64);
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setFloat64(0, n, true);
-    this.#push(b);
+    this.#reserve(8);
+    this.#buf.writeDoubleLE(n, this.#pos);
+    this.#pos += 8;
     return this;
   }
 
-  bytes(field: number, bytes: Uint8Array): this {
+  hex(field: number, hex: string): this {
     this.#tag(field, BYTES);
-    this.#varint(BigInt(bytes.length));
-    this.#push(bytes);
+    this.#varint(hex.length / 2);
+    this.#reserve(hex.length / 2);
+    this.#pos += this.#buf.write(hex, this.#pos, "hex");
     return this;
   }
 
   string(field: number, s: string): this {
-    return this.bytes(field, Buffer.from(s, "utf8"));
+    const length = Buffer.byteLength(s, "utf8");
+    this.#tag(field, BYTES);
+    this.#varint(length);
+    this.#reserve(length);
+    this.#pos += this.#buf.write(s, this.#pos, "utf8");
+    return this;
   }
 
   message(field: number, m: ProtoWriter): this {
-    return this.bytes(field, m.finish());
+    this.#tag(field, BYTES);
+    this.#varint(m.#pos);
+    this.#reserve(m.#pos);
+    m.#buf.copy(this.#buf, this.#pos, 0, m.#pos);
+    this.#pos += m.#pos;
+    return this;
   }
 
   finish(): Uint8Array {
-    return Buffer.concat(this.#chunks, this.#length);
+    return this.#buf.subarray(0, this.#pos);
   }
 }
 
@@ -90,7 +112,7 @@ function anyValue(value: SpanAttributeValue | string): ProtoWriter {
     for (const v of value) list.message(1, anyValue(v));
     return w.message(5, list);
   }
-  return Number.isSafeInteger(value) ? w.uint(3, BigInt(value)) : w.double(4, value);
+  return Number.isSafeInteger(value) ? w.int(3, value) : w.double(4, value);
 }
 
 function keyValue(key: string, value: SpanAttributeValue): ProtoWriter {
@@ -102,15 +124,13 @@ function attributesInto(w: ProtoWriter, field: number, attrs: Record<string, Spa
 }
 
 function span(s: GenAiSpan): ProtoWriter {
-  const w = new ProtoWriter()
-    .bytes(1, Buffer.from(s.traceId, "hex"))
-    .bytes(2, Buffer.from(s.spanId, "hex"));
-  if (s.parentSpanId !== undefined) w.bytes(4, Buffer.from(s.parentSpanId, "hex"));
-  w.string(5, s.name).uint(6, s.kind).fixed64(7, s.startTimeUnixNano).fixed64(8, s.endTimeUnixNano);
+  const w = new ProtoWriter().hex(1, s.traceId).hex(2, s.spanId);
+  if (s.parentSpanId !== undefined) w.hex(4, s.parentSpanId);
+  w.string(5, s.name).int(6, s.kind).fixed64(7, s.startTimeUnixNano).fixed64(8, s.endTimeUnixNano);
   attributesInto(w, 9, s.attributes);
   const status = new ProtoWriter();
   if (s.status.message !== undefined) status.string(2, s.status.message);
-  if (s.status.code !== 0) status.uint(3, s.status.code);
+  if (s.status.code !== 0) status.int(3, s.status.code);
   return w.message(15, status);
 }
 
