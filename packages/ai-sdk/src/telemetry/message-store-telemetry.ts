@@ -78,6 +78,8 @@ export interface MessageStoreTelemetry {
   onError(event: unknown): void;
 }
 
+/** Runs under way at once; past it the oldest is forgotten (it stores no trace). */
+const MAX_OPEN_RUNS = 10_000;
 const TEXT_RUNS = new Set(["ai.generateText", "ai.streamText"]);
 const at = (event: { timestamp?: number }) => event.timestamp ?? Date.now();
 
@@ -156,6 +158,8 @@ export function messageStoreTelemetry(
       if (!TEXT_RUNS.has(event.operationId)) return;
       const link = { ...linkOfContext(event.runtimeContext), ...fixed };
       runs.set(event.callId, new RunRecorder(link, at(event), event.functionId));
+      // A run that never ends (a stream never read) must not hold memory forever.
+      if (runs.size > MAX_OPEN_RUNS) runs.delete(runs.keys().next().value as string);
     },
     onLanguageModelCallStart(event) {
       runs.get(event.callId)?.callStarted(at(event));
