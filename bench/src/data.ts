@@ -152,6 +152,7 @@ export function makeTrace(id: string, message: Message, agentId: string, n: numb
         ? [
             {
               toolName: "orders.lookup",
+              input: { order: n },
               generationAttempts: [],
               finalScript: "return lookup(order)",
               finalData: { status: "shipped" },

@@ -9,6 +9,7 @@ import type { AdapterName, BenchTarget } from "./adapters/types.js";
 import { parseArgs, type RunOptions, USAGE } from "./cli-args.js";
 import { describeMachine } from "./machine.js";
 import { migrateBench } from "./migrate-bench.js";
+import { otelBench } from "./otel-bench.js";
 import { profileHotPath } from "./profile/hot-paths.js";
 import { profileFiles, topFrames } from "./profile/top-frames.js";
 import { Progress } from "./progress.js";
@@ -189,6 +190,9 @@ async function main(): Promise<void> {
       return;
     case "migrate":
       await migrateBench(rest);
+      return;
+    case "otel":
+      await otelBench(rest);
       return;
     case "scale":
       await scaleBench(rest);

@@ -166,6 +166,7 @@ export function fullMessage(
 export function fullToolTrace(overrides: Partial<ToolTraceInput> = {}): ToolTraceInput {
   return {
     toolName: "lookup_order",
+    input: { orderId: 42, fields: ["status"], deep: { ok: true, n: null }, $where: { "a.b": 1 } },
     generationAttempts: [
       {
         attempt: 1,

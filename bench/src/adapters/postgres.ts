@@ -128,7 +128,7 @@ SELECT 'load-t-' || lpad(g::text, 8, '0'), 'load-m-' || lpad(g::text, 8, '0'),
            'startedAt', ts - 1200, 'error', null)),
        '[]',
        CASE WHEN g % 4 = 1 THEN jsonb_build_array(jsonb_build_object('toolName', 'orders.lookup',
-         'generationAttempts', '[]'::jsonb, 'finalScript', 'return lookup(order)',
+         'input', jsonb_build_object('order', g), 'generationAttempts', '[]'::jsonb, 'finalScript', 'return lookup(order)',
          'finalData', jsonb_build_object('status', 'shipped'), 'stdout', null, 'traceback', null,
          'outputBytes', 42, 'peakMemoryBytes', null, 'durationMs', 35, 'exitCode', 0))
          ELSE '[]'::jsonb END,

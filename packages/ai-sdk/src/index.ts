@@ -26,6 +26,11 @@ export {
 } from "./model-messages-memory.js";
 export type { SystemMessages } from "./model-window.js";
 export {
+  type MessageStoreTelemetry,
+  type MessageStoreTelemetryOptions,
+  messageStoreTelemetry,
+} from "./telemetry/message-store-telemetry.js";
+export {
   type StepUsage,
   type StepUsageLike,
   stepUsage,

@@ -5,6 +5,8 @@ import packageJson from "../package.json" with { type: "json" };
 import { describeError, ExitCode, exitCodeFor, UsageError } from "./cli-errors.js";
 import { embedCommand } from "./commands/embed.js";
 import { exportCommand } from "./commands/export.js";
+import { exportOtlpCommand } from "./commands/export-otlp.js";
+import { addOtlpOptions, otlpOptionsOf } from "./commands/export-otlp-options.js";
 import { importCommand } from "./commands/import.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { showConversationCommand } from "./commands/show.js";
@@ -150,15 +152,19 @@ export function createProgram(io: CliIo): Command {
       return tracesCommand(storeFromOptions(command, io.env), { ...options, since, until }, io);
     });
 
-  addStoreOptions(program.command("export"))
-    .description(
-      "write every conversation, message, trace and checkpoint as NDJSON (deterministic order)",
-    )
-    .option("-o, --output <file>", "write to this file instead of standard output")
-    .option("-u, --user <id>", "only this user's conversations")
-    .action((options, command: Command) =>
-      exportCommand(storeFromOptions(command, io.env), { ...options, pageSize: 1000 }, io),
-    );
+  addOtlpOptions(
+    addStoreOptions(program.command("export"))
+      .description(
+        "write every conversation, message, trace and checkpoint as NDJSON (deterministic order)",
+      )
+      .option("-o, --output <file>", "write to this file instead of standard output")
+      .option("-u, --user <id>", "only this user's conversations"),
+    timeArg,
+  ).action((options, command: Command) =>
+    options.otlp === undefined
+      ? exportCommand(storeFromOptions(command, io.env), { ...options, pageSize: 1000 }, io)
+      : exportOtlpCommand(storeFromOptions(command, io.env), otlpOptionsOf(options), io),
+  );
 
   addStoreOptions(
     program.command("import").argument("[file]", "NDJSON export; standard input when absent or -"),

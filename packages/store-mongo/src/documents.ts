@@ -106,7 +106,10 @@ const MESSAGE = storedFields(MESSAGE_FIELDS, {
   metadata: json(TOP),
 });
 const TRACE = storedFields(TURN_TRACE_FIELDS, {
-  toolTraces: items(TOOL_TRACE_FIELDS, { finalData: json(IN_ARRAY_ITEM) }),
+  toolTraces: items(TOOL_TRACE_FIELDS, {
+    input: json(IN_ARRAY_ITEM),
+    finalData: json(IN_ARRAY_ITEM),
+  }),
   slotEvents: each(EVENT),
   flowEvents: each(EVENT),
   errors: each(EVENT),

@@ -83,6 +83,7 @@ export function tracesSuite(h: Harness): void {
       expect(stored.toolTraces).toEqual([
         {
           toolName: "t",
+          input: null,
           generationAttempts: [{ attempt: 1, script: "s", error: null, llmCall: null }],
           finalScript: null,
           finalData: null,

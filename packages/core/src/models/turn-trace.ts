@@ -80,18 +80,26 @@ const ATTEMPT = fieldsOf(SCRIPT_GEN_ATTEMPT_FIELDS);
 /** The fields of a {@link ToolTrace}, in order. */
 export const TOOL_TRACE_FIELDS = {
   toolName: required(TextSchema.min(1), is(isNonEmptyText)),
+  /** The arguments the tool was called with, or `null` when not recorded. */
+  input: optional(
+    JsonSchema,
+    is((v) => isJson(v, 0)),
+    none,
+  ),
   generationAttempts: optional(
     z.array(ScriptGenAttemptSchema),
     listOf((v, copy) => canonicalObject(v, ATTEMPT, copy)),
     emptyList,
   ),
   finalScript: optional(TextSchema.nullable(), orNull(text), none),
+  /** What the tool returned. */
   finalData: optional(
     JsonSchema,
     is((v) => isJson(v, 0)),
     none,
   ),
   stdout: optional(TextSchema.nullable(), orNull(text), none),
+  /** The error the tool failed with, or `null`. */
   traceback: optional(TextSchema.nullable(), orNull(text), none),
   outputBytes: optional(CountSchema, count, () => 0),
   peakMemoryBytes: optional(NonNegativeSchema.nullable(), orNull(nonNegative), none),

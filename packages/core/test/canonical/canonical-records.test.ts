@@ -135,6 +135,7 @@ const trace: Obj = {
   toolTraces: [
     {
       toolName: "lookup",
+      input: { q: ["a", 1] },
       generationAttempts: [{ attempt: 1, script: "s", error: null, llmCall }],
       finalScript: null,
       finalData: { ok: [true] },

@@ -35,6 +35,7 @@ describe("TurnTraceSchema", () => {
       toolTraces: [
         {
           toolName: "sql",
+          input: null,
           generationAttempts: [{ attempt: 1, script: "s", error: null, llmCall: null }],
           finalScript: null,
           finalData: null,
