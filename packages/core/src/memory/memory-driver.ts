@@ -1,8 +1,10 @@
 import type { Conversation } from "../models/conversation.js";
 import type { Message } from "../models/message.js";
 import type { TurnTrace } from "../models/turn-trace.js";
-import type { MessageStoreDriver, ReadByIdRequest, RequestOf, ResultOf } from "../store/driver.js";
-import type { StoreCapabilities } from "../store/message-store-api.js";
+import type { StoreCapabilities } from "../store/capabilities.js";
+import type { ReadByIdRequest } from "../store/contract/requests.js";
+import type { MessageStoreDriver } from "../store/driver.js";
+import type { RequestOf, ResultOf } from "../store/operation-table.js";
 import { inScope } from "../store/scope.js";
 import { getCheckpoint, listCheckpoints } from "./checkpoint-queries.js";
 import { cloneMessage, cloneTrace } from "./clone.js";

@@ -4,7 +4,7 @@ import type { DeletedCounts } from "../models/queries.js";
 import type { EmbeddingUpdate } from "../models/session.js";
 import type { TurnTrace } from "../models/turn-trace.js";
 import { checkSessionTimestamps } from "../session/session-end-of-time.js";
-import type { RequestOf } from "../store/driver.js";
+import type { RequestOf } from "../store/operation-table.js";
 import { inScope } from "../store/scope.js";
 import { cloneConversation, cloneJson, cloneMessage, cloneTrace } from "./clone.js";
 import {

@@ -1,4 +1,4 @@
-import type { DriverOperation, RequestOf, ResultOf } from "../store/driver.js";
+import type { DriverOperation, RequestOf, ResultOf } from "../store/operation-table.js";
 import type { MemoryState } from "./memory-state.js";
 import { applyOperation, type Operation } from "./operations.js";
 

@@ -7,16 +7,11 @@ import {
   requireCapability,
   requireRecordCapabilities,
   requireTenantFilter,
+  type StoreCapabilities,
 } from "./capabilities.js";
-import {
-  type DriverOperation,
-  type MessageStoreDriver,
-  OPTIONAL_OPERATIONS,
-  type RequestOf,
-  type ResultOf,
-} from "./driver.js";
+import type { MessageStoreDriver } from "./driver.js";
 import type { Lifecycle } from "./lifecycle.js";
-import type { StoreCapabilities } from "./message-store-api.js";
+import { type DriverOperation, type RequestOf, type ResultOf, specOf } from "./operation-table.js";
 import { asViewRefusal } from "./owner-refusal.js";
 import { ownerValue, scopedFilter } from "./scope.js";
 
@@ -55,23 +50,19 @@ export class StoreContext<D extends MessageStoreDriver = MessageStoreDriver> {
   }
 
   /**
-   * One driver call, with the view's scope unless the request names one: the capability is
-   * checked first, then the call runs through the lifecycle.
+   * One driver call, with the view's scope unless the request names one: the capability the
+   * operation table names is checked first, then the call runs through the lifecycle. Through a
+   * view, an owner refusal of a write of owned records is answered as "does not exist".
    */
-  call<K extends DriverOperation>(op: K, request: Scoped<K>): Promise<ResultOf<K>> {
-    const flag = (OPTIONAL_OPERATIONS as Partial<Record<DriverOperation, GatingCapability>>)[op];
-    if (flag) this.require(flag);
+  async call<K extends DriverOperation>(op: K, request: Scoped<K>): Promise<ResultOf<K>> {
+    const { capability, owned } = specOf(op);
+    if (capability) this.require(capability);
     const full = (request.scope ? request : { ...request, scope: this.scope }) as RequestOf<K>;
     const method = this.driver[op] as (r: RequestOf<K>) => Promise<ResultOf<K>>;
-    return this.life.run(() => method.call(this.driver, full));
-  }
-
-  /** A record write: through a view, an owner refusal is answered as "does not exist". */
-  async write<K extends DriverOperation>(op: K, request: Scoped<K>): Promise<ResultOf<K>> {
     try {
-      return await this.call(op, request);
+      return await this.life.run(op, () => method.call(this.driver, full));
     } catch (error) {
-      throw this.scope === UNSCOPED ? error : asViewRefusal(error, this.name);
+      throw owned && this.scope !== UNSCOPED ? asViewRefusal(error, this.name) : error;
     }
   }
 
@@ -131,3 +122,10 @@ export class StoreContext<D extends MessageStoreDriver = MessageStoreDriver> {
     requireCapability(this.capabilities, flag, this.name);
   }
 }
+
+/** A family's methods as the store carries them out: each one over the store's context. */
+export type Implementation<Api> = {
+  [K in keyof Api]: Api[K] extends (...args: infer P) => infer R
+    ? (ctx: StoreContext, ...args: P) => R
+    : never;
+};
