@@ -61,8 +61,8 @@ export type { MessageStoreDriver } from "./store/driver.js";
 export {
   DRIVER_OPERATIONS,
   type DriverOperation,
-  FAMILY_OF,
   OPERATION_FAMILIES,
+  OPERATIONS,
   OPTIONAL_OPERATIONS,
   type OperationFamily,
   type RequestOf,

@@ -3,10 +3,11 @@ import { openStore } from "../factory/open-store.js";
 import type { StoreConfig } from "../factory/storage-config-map.js";
 import type { Scope } from "../models/queries.js";
 import type { StoreCapabilities } from "./capabilities.js";
+import type { OperationSpec } from "./contract/operation-spec.js";
 import type { MessageStoreDriver } from "./driver.js";
 import { Lifecycle } from "./lifecycle.js";
 import type { MessageStoreApi } from "./message-store-api.js";
-import { DRIVER_OPERATIONS, specOf } from "./operation-table.js";
+import { DRIVER_OPERATIONS, OPERATIONS } from "./operation-table.js";
 import { CHECKPOINT_METHODS } from "./operations/checkpoint-operations.js";
 import { CONVERSATION_METHODS } from "./operations/conversation-operations.js";
 import { EMBEDDING_QUEUE_METHODS } from "./operations/embedding-queue-operations.js";
@@ -31,6 +32,7 @@ const METHODS: Implementation<Methods> = {
   ...CHECKPOINT_METHODS,
 };
 
+const METHOD = { writable: true, configurable: true };
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 /** Marks every store made by any copy of core, so `instanceof MessageStore` works across copies. */
@@ -58,16 +60,13 @@ export class MessageStore<D extends MessageStoreDriver = MessageStoreDriver>
   implements MessageStoreApi, AsyncDisposable
 {
   static {
-    for (const [name, run] of Object.entries(METHODS)) {
-      const method = function (this: MessageStore, ...args: unknown[]) {
-        return (run as (ctx: StoreContext, ...a: unknown[]) => unknown)(this.#ctx, ...args);
+    for (const [name, run] of Object.entries(METHODS) as [string, Function][]) {
+      const { [name]: value } = {
+        [name](this: MessageStore, ...args: unknown[]) {
+          return run(this.#ctx, ...args);
+        },
       };
-      Object.defineProperty(method, "name", { value: name });
-      Object.defineProperty(MessageStore.prototype, name, {
-        value: method,
-        writable: true,
-        configurable: true,
-      });
+      Object.defineProperty(MessageStore.prototype, name, { ...METHOD, value });
     }
   }
 
@@ -165,7 +164,7 @@ function checkDriver(driver: MessageStoreDriver): void {
     throw new ConfigurationError("a message store driver needs a non-empty name");
   }
   for (const op of DRIVER_OPERATIONS) {
-    const flag = specOf(op).capability;
+    const flag = (OPERATIONS[op] as OperationSpec).capability;
     if (flag && driver.capabilities[flag] !== true) continue;
     if (typeof driver[op] !== "function") {
       const why = flag ? `it declares ${flag} but` : "it";

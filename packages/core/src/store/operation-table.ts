@@ -33,13 +33,10 @@ export const OPERATION_FAMILIES = {
 
 export type OperationFamily = keyof typeof OPERATION_FAMILIES;
 
-type Families = typeof OPERATION_FAMILIES;
-/** Every operation's spec by name. */
-type Table = { [F in OperationFamily]: Families[F] }[OperationFamily] extends infer U
-  ? (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
-    ? { readonly [K in keyof I]: I[K] }
-    : never
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (u: infer T) => void
+  ? { readonly [K in keyof T]: T[K] }
   : never;
+type Table = Merged<(typeof OPERATION_FAMILIES)[OperationFamily]>;
 
 /** Every operation's spec, by name. */
 export const OPERATIONS: Table = Object.assign({}, ...Object.values(OPERATION_FAMILIES));
@@ -50,35 +47,17 @@ export type DriverOperation = keyof Table;
 /** Every operation, family by family: what views, wrappers and doubles derive from. */
 export const DRIVER_OPERATIONS = Object.keys(OPERATIONS) as readonly DriverOperation[];
 
-/** The family each operation belongs to. */
-export const FAMILY_OF = Object.fromEntries(
-  Object.entries(OPERATION_FAMILIES).flatMap(([family, ops]) =>
-    Object.keys(ops).map((op) => [op, family]),
-  ),
-) as Readonly<Record<DriverOperation, OperationFamily>>;
-
-/** The spec of one operation. */
-export function specOf(op: DriverOperation): OperationSpec {
-  return OPERATIONS[op];
-}
-
 type Optional = {
-  [K in DriverOperation as Table[K] extends { capability: GatingCapability }
-    ? K
-    : never]: Table[K] extends {
-    capability: infer C;
-  }
-    ? C
-    : never;
+  [K in DriverOperation as Table[K] extends { capability: GatingCapability } ? K : never]: Table[K];
 };
 
 /** The optional operations, by the capability that declares them. */
 export const OPTIONAL_OPERATIONS = Object.fromEntries(
   DRIVER_OPERATIONS.flatMap((op) => {
-    const { capability } = specOf(op);
+    const { capability } = OPERATIONS[op] as OperationSpec;
     return capability ? [[op, capability]] : [];
   }),
-) as Readonly<Optional>;
+) as { readonly [K in keyof Optional]: Optional[K]["capability"] };
 
 /** The operations that change the store. */
 export type WriteOperation = {

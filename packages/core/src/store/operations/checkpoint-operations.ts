@@ -13,13 +13,11 @@ import {
 } from "../../models/checkpoint.js";
 import { SessionOptionsSchema } from "../../models/session.js";
 import { cursors } from "../../paging/cursor.js";
-import { decodeCursor, toPage } from "../../paging/page-request.js";
 import { sessionConversation, sessionMessages } from "../../session/session-records.js";
 import { rejectDuplicateIds } from "../../validation.js";
 import { requireTenantFilter } from "../capabilities.js";
 import type { CheckpointsApi } from "../contract/checkpoints.js";
 import type { Implementation } from "../store-context.js";
-import { EMPTY, identity, take } from "./page-results.js";
 
 /** How the store carries out each method of the family (see `CheckpointsApi`). */
 export const CHECKPOINT_METHODS = {
@@ -78,13 +76,8 @@ export const CHECKPOINT_METHODS = {
       query,
       "checkpoint query",
     );
-    ctx.require("checkpoints");
-    const scope = ctx.filter({ userId, tenantId });
-    const after = decodeCursor(cursor, cursors.checkpoint.decode, ctx.name);
-    if (!scope) return EMPTY;
-    const page = { after, take: take(limit) };
-    const rows = await ctx.call("listCheckpoints", { scope, filter, page });
-    return toPage(rows, limit ?? null, identity, cursors.checkpoint.encode);
+    const list = { limit, cursor, userId, tenantId };
+    return ctx.list("listCheckpoints", list, cursors.checkpoint, (c) => c, { filter });
   },
 
   async deleteCheckpoints(ctx, conversationId) {

@@ -5,10 +5,8 @@ import {
   ListConversationsOptionsSchema,
 } from "../../models/queries.js";
 import { cursors } from "../../paging/cursor.js";
-import { decodeCursor, toPage } from "../../paging/page-request.js";
 import type { ConversationsApi } from "../contract/conversations.js";
-import type { Implementation } from "../store-context.js";
-import { EMPTY, identity, NOTHING, take } from "./page-results.js";
+import { type Implementation, NOTHING } from "../store-context.js";
 
 /** How the store carries out each method of the family (see `ConversationsApi`). */
 export const CONVERSATION_METHODS = {
@@ -23,35 +21,25 @@ export const CONVERSATION_METHODS = {
 
   async getConversationsByUserId(ctx, userId, options = {}) {
     const user = ctx.id(userId, "user id");
-    const { limit, cursor, tenantId, ...rest } = ctx.parse(
+    const { limit, cursor, tenantId, includeDeleted } = ctx.parse(
       ConversationListOptionsSchema,
       options,
       "page options",
     );
-    const scope = ctx.filter({ userId: user, tenantId });
-    const after = decodeCursor(cursor, cursors.conversation.decode, ctx.name);
-    if (!scope) return EMPTY;
-    const page = { after, take: take(limit) };
-    const request = { ...rest, scope: { ...scope, userId: user }, page };
-    const rows = await ctx.call("getConversationsByUserId", request);
-    return toPage(rows, limit ?? null, identity, cursors.conversation.encode);
+    const query = { limit, cursor, userId: user, tenantId };
+    return ctx.list("getConversationsByUserId", query, cursors.conversation, (c) => c, {
+      includeDeleted,
+    });
   },
 
   async listConversations(ctx, options = {}) {
-    const { limit, cursor, userId, tenantId, ...rest } = ctx.parse(
+    const { includeDeleted, ...query } = ctx.parse(
       ListConversationsOptionsSchema,
       options,
       "list options",
     );
-    const scope = ctx.filter({ userId, tenantId });
-    const after = decodeCursor(cursor, cursors.conversationId.decode, ctx.name);
-    if (!scope) return EMPTY;
-    const rows = await ctx.call("listConversations", {
-      ...rest,
-      scope,
-      page: { after, take: take(limit) },
-    });
-    return toPage(rows, limit ?? null, identity, (c) => cursors.conversationId.encode(c.id));
+    const codec = cursors.conversationId;
+    return ctx.list("listConversations", query, codec, (c) => c.id, { includeDeleted });
   },
 
   async deleteConversation(ctx, id) {

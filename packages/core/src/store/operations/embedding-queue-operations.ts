@@ -3,11 +3,9 @@ import { MAX_BATCH } from "../../canonical/input-fast-paths.js";
 import { PendingEmbeddingsOptionsSchema } from "../../models/queries.js";
 import { EmbeddingUpdateSchema } from "../../models/session.js";
 import { cursors } from "../../paging/cursor.js";
-import { decodeCursor, toPage } from "../../paging/page-request.js";
 import { rejectDuplicateIds } from "../../validation.js";
 import type { EmbeddingQueueApi } from "../contract/embedding-queue.js";
 import type { Implementation } from "../store-context.js";
-import { EMPTY, identity, take } from "./page-results.js";
 
 const EmbeddingUpdatesSchema = z.array(EmbeddingUpdateSchema).max(MAX_BATCH);
 
@@ -19,13 +17,8 @@ export const EMBEDDING_QUEUE_METHODS = {
       options,
       "pending embeddings options",
     );
-    ctx.require("embeddingQueue");
-    const scope = ctx.filter({ userId, tenantId });
-    const after = decodeCursor(cursor, cursors.messageId.decode, ctx.name);
-    if (!scope) return EMPTY;
-    const page = { after, take: take(limit) };
-    const rows = await ctx.call("listPendingEmbeddings", { scope, filter, page });
-    return toPage(rows, limit ?? null, identity, (m) => cursors.messageId.encode(m.id));
+    const list = { limit, cursor, userId, tenantId };
+    return ctx.list("listPendingEmbeddings", list, cursors.messageId, (m) => m.id, { filter });
   },
 
   async setEmbeddings(ctx, updates) {

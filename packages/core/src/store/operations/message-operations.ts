@@ -16,8 +16,7 @@ import { rejectDuplicateIds } from "../../validation.js";
 import type { MessagesApi } from "../contract/messages.js";
 import type { SequencedMessage } from "../contract/requests.js";
 import { notFound } from "../owner-refusal.js";
-import type { Implementation } from "../store-context.js";
-import { take } from "./page-results.js";
+import { type Implementation, take } from "../store-context.js";
 
 const MessageBatchSchema = z.array(MessageSchema).max(MAX_BATCH);
 const ContextSizeSchema = z.number().int().min(0).max(MAX_CONTEXT);

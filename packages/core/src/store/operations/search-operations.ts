@@ -1,11 +1,9 @@
 import { SearchQuerySchema } from "../../models/queries.js";
-import { TextSearchQuerySchema } from "../../models/text-search.js";
+import { type TextSearchHit, TextSearchQuerySchema } from "../../models/text-search.js";
 import { cursors } from "../../paging/cursor.js";
 import { compareIds } from "../../paging/ordering.js";
-import { decodeCursor, toPage } from "../../paging/page-request.js";
 import type { SearchApi } from "../contract/search.js";
 import type { Implementation } from "../store-context.js";
-import { EMPTY, identity } from "./page-results.js";
 
 /** How the store carries out each method of the family (see `SearchApi`). */
 export const SEARCH_METHODS = {
@@ -27,12 +25,8 @@ export const SEARCH_METHODS = {
       query,
       "text search",
     );
-    ctx.require("textSearch");
-    const scope = ctx.filter({ userId, tenantId });
-    const after = decodeCursor(cursor, cursors.conversation.decode, ctx.name);
-    if (!scope) return EMPTY;
-    const page = { after, take: limit + 1 };
-    const rows = await ctx.call("searchConversations", { scope, filter, page });
-    return toPage(rows, limit, identity, (hit) => cursors.conversation.encode(hit.conversation));
+    const list = { limit, cursor, userId, tenantId };
+    const keyOf = (hit: TextSearchHit) => hit.conversation;
+    return ctx.list("searchConversations", list, cursors.conversation, keyOf, { filter });
   },
 } satisfies Implementation<SearchApi>;

@@ -1,7 +1,6 @@
 import { PurgeOptionsSchema } from "../../models/queries.js";
 import type { SoftDeleteApi } from "../contract/soft-delete.js";
-import type { Implementation } from "../store-context.js";
-import { NOTHING } from "./page-results.js";
+import { type Implementation, NOTHING } from "../store-context.js";
 
 /** How the store carries out each method of the family (see `SoftDeleteApi`). */
 export const SOFT_DELETE_METHODS = {

@@ -9,11 +9,9 @@ import {
 import type { TurnTrace } from "../../models/turn-trace.js";
 import { TurnTraceSchema } from "../../models/turn-trace.js";
 import { cursors } from "../../paging/cursor.js";
-import { decodeCursor, toPage } from "../../paging/page-request.js";
 import { rejectDuplicateIds } from "../../validation.js";
 import type { TracesApi } from "../contract/traces.js";
 import type { Implementation, StoreContext } from "../store-context.js";
-import { EMPTY, identity, take } from "./page-results.js";
 
 const TurnTraceBatchSchema = z.array(TurnTraceSchema).max(MAX_BATCH);
 
@@ -26,12 +24,8 @@ async function queryTraces(
     query,
     "trace query",
   );
-  const scope = ctx.filter({ userId, tenantId });
-  const after = decodeCursor(cursor, cursors.trace.decode, ctx.name);
-  if (!scope) return EMPTY;
-  const page = { after, take: take(limit) };
-  const rows = await ctx.call("queryTurnTraces", { scope, filter, page });
-  return toPage(rows, limit ?? null, identity, cursors.trace.encode);
+  const list = { limit, cursor, userId, tenantId };
+  return ctx.list("queryTurnTraces", list, cursors.trace, (t) => t, { filter });
 }
 
 /** How the store carries out each method of the family (see `TracesApi`). */
