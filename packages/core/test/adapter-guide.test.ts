@@ -16,7 +16,10 @@ function guideRows(): { op: string; family: string; capability: string | null }[
   const rows = [];
   for (const line of text.slice(start).split("\n").slice(2)) {
     if (!line.startsWith("|")) break;
-    const [op, family, capability] = line.split("|").slice(1, 4).map((c) => c.trim());
+    const [op, family, capability] = line
+      .split("|")
+      .slice(1, 4)
+      .map((c) => c.trim());
     rows.push({
       op: op!.replace(/`/g, ""),
       family: family!,
