@@ -5,12 +5,15 @@ import {
   type DeletedCounts,
   type Message,
   type MessageStoreError,
+  OutcomeUnknownError,
   type Scope,
   StorageError,
   type TurnTrace,
 } from "@message-store/core";
 import {
+  type DriverOperation,
   type MessageStoreDriver,
+  OPERATIONS,
   type RequestOf,
   redactSecrets,
   summarizeTraces,
@@ -274,11 +277,19 @@ export class RedisDriver implements MessageStoreDriver {
   }
 
   /** node-redis' socket errors become `ConnectionError`, anything else a `StorageError`. */
-  mapError(error: unknown): MessageStoreError {
+  /**
+   * A connection lost while a write's script was sent may have run it (outcome unknown); a read,
+   * or a command a closed client never sent, is a plain `ConnectionError`.
+   */
+  mapError(error: unknown, operation?: DriverOperation | "close"): MessageStoreError {
     const detail = redactSecrets(error instanceof Error ? error.message : String(error));
     const name = error instanceof Error ? error.name : "";
-    return /Socket|Connection|ClientClosed|Reconnect/.test(name)
-      ? new ConnectionError(`the Redis server is unreachable: ${detail}`)
-      : new StorageError(`unexpected Redis error: ${detail}`);
+    if (!/Socket|Connection|ClientClosed|Reconnect/.test(name))
+      return new StorageError(`unexpected Redis error: ${detail}`);
+    const write =
+      operation !== undefined && operation !== "close" && "write" in OPERATIONS[operation];
+    return write && !/ClientClosed/.test(name)
+      ? new OutcomeUnknownError(`the Redis server stopped answering: ${detail}`)
+      : new ConnectionError(`the Redis server is unreachable: ${detail}`);
   }
 }

@@ -49,20 +49,26 @@ export { type PageRequest, sliceAfter } from "./paging/page-request.js";
 export { redactSecrets } from "./redact.js";
 export { containsFolded, foldAscii } from "./search/text-match.js";
 export { checkSessionTimestamps, endOfTimeMessage } from "./session/session-end-of-time.js";
+export type {
+  ByIdRequest,
+  ConversationPageRequest,
+  DriverRequest,
+  ReadByIdRequest,
+  SequencedMessage,
+  TraceFilter,
+} from "./store/contract/requests.js";
+export type { MessageStoreDriver } from "./store/driver.js";
 export {
-  type ByIdRequest,
-  type ConversationPageRequest,
   DRIVER_OPERATIONS,
   type DriverOperation,
-  type DriverRequest,
-  type MessageStoreDriver,
+  OPERATION_FAMILIES,
+  OPERATIONS,
   OPTIONAL_OPERATIONS,
-  type ReadByIdRequest,
+  type OperationFamily,
   type RequestOf,
   type ResultOf,
-  type SequencedMessage,
-  type TraceFilter,
-} from "./store/driver.js";
+  type WriteOperation,
+} from "./store/operation-table.js";
 export { ownerRefusal, type RecordKind } from "./store/owner-refusal.js";
 export { inScope, type Owned } from "./store/scope.js";
 export { parseId, parseInput } from "./validation.js";

@@ -158,5 +158,6 @@ export {
 } from "./replay/to-openai-chat-messages.js";
 export { type ConversationOwner, ensureConversation } from "./session/ensure-conversation.js";
 export { sessionTurnOf } from "./session/session-turn-of.js";
+export type { StoreCapabilities } from "./store/capabilities.js";
 export { MessageStore } from "./store/message-store.js";
-export type { MessageStoreApi, StoreCapabilities } from "./store/message-store-api.js";
+export type { MessageStoreApi } from "./store/message-store-api.js";

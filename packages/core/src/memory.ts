@@ -19,8 +19,8 @@ export {
   type CheckpointEntry,
   type NamespaceCheckpoints,
   putChannelValue,
-  putCheckpoint,
-  putCheckpointWrites,
+  storeCheckpoint,
+  storeCheckpointWrites,
   type ThreadCheckpoints,
 } from "./memory/checkpoint-state.js";
 export {
@@ -30,6 +30,13 @@ export {
   cloneTrace,
   modelCopier,
 } from "./memory/clone.js";
+export type {
+  JournalFieldKind,
+  JournalFieldTypes,
+  OperationKind,
+  Resolved,
+  WriteSpec,
+} from "./memory/journal.js";
 export {
   MemoryDriver,
   type MemoryDriverOptions,
@@ -52,20 +59,17 @@ export {
 export { storedTrace } from "./memory/operation-rules.js";
 export {
   applyOperation,
+  applyResolved,
   checkOperation,
+  OPERATION_KINDS,
   type Operation,
   type OperationResult,
-} from "./memory/operations.js";
-export { resolveWrite } from "./memory/resolve-write.js";
-export {
-  applyResolved,
-  type Resolved,
+  resolveWrite,
   WRITE_OPERATIONS,
   type Write,
-  type WriteOperation,
   type WriteResult,
   writeKeys,
-} from "./memory/write.js";
+} from "./memory/write-table.js";
 
 registerStorage({
   name: MEMORY_STORAGE,

@@ -7,9 +7,9 @@ import {
 import {
   MemoryState,
   putChannelValue,
-  putCheckpoint,
-  putCheckpointWrites,
   type StoredConversation,
+  storeCheckpoint,
+  storeCheckpointWrites,
   storedConversation,
   storedTrace,
 } from "@message-store/core/memory";
@@ -152,7 +152,7 @@ export class DocumentLoader {
   checkpoint(raw: unknown, i: number): void {
     const where = `checkpoints[${i}]`;
     const c = checkpointRowOf(raw, where, `${this.path} ${where}`);
-    putCheckpoint(this.#thread(c.conversationId, where), c);
+    storeCheckpoint(this.#thread(c.conversationId, where), c);
   }
 
   checkpointValue(raw: unknown, i: number): void {
@@ -164,7 +164,7 @@ export class DocumentLoader {
   checkpointWrite(raw: unknown, i: number): void {
     const where = `checkpointWrites[${i}]`;
     const w = writeRowOf(raw, where, `${this.path} ${where}`);
-    putCheckpointWrites(this.#thread(w.conversationId, where), w);
+    storeCheckpointWrites(this.#thread(w.conversationId, where), w);
   }
 
   /** The checkpoints of a conversation the file holds (a record of another one is corrupt). */

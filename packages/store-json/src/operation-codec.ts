@@ -12,7 +12,12 @@ import {
   canonicalMessage,
   canonicalTurnTrace,
 } from "@message-store/core/adapter";
-import type { Operation } from "@message-store/core/memory";
+import {
+  type JournalFieldKind,
+  type JournalFieldTypes,
+  OPERATION_KINDS,
+  type Operation,
+} from "@message-store/core/memory";
 import { checkpointOf, fileCheckpoint, fileWrites, writesOf } from "./checkpoint-codec.js";
 import { ADAPTER } from "./config.js";
 import { stringifyMessage } from "./json-text.js";
@@ -46,30 +51,92 @@ class LineParts {
   }
 }
 
+/** How one kind of field is written into a line and read back from one. */
+interface FieldCodec<T> {
+  /** Appends the value's JSON text; default `JSON.stringify`. */
+  encode?(line: LineParts, value: T): void;
+  decode(value: unknown, key: string, location: string): T;
+}
+
+const arrayOf = <T>(
+  value: unknown,
+  key: string,
+  location: string,
+  item: (v: unknown, path: string) => T,
+): T[] => {
+  if (!Array.isArray(value)) throw corruptData(`${key} must be an array`, location);
+  return value.map((v, i) => item(v, `${key}[${i}]`));
+};
+
+/**
+ * Each kind of field an operation declares (see `OPERATION_KINDS` in `@message-store/core/memory`),
+ * encoded and decoded once here, whatever operation carries it.
+ */
+const FIELD_CODECS: { [K in JournalFieldKind]: FieldCodec<JournalFieldTypes[K]> } = {
+  id: { decode: (v, key, location) => parseStored(IdSchema, v, key, location) },
+  time: { decode: (v, key, location) => parseStored(TimestampSchema, v, key, location) },
+  flag: {
+    decode(v, key, location) {
+      if (typeof v !== "boolean") throw corruptData(`${key} must be a boolean`, location);
+      return v;
+    },
+  },
+  conversation: { decode: (v, _key, location) => conversationOf(v, location) },
+  messages: {
+    // Message by message, never one string of the whole batch (see `LineParts`).
+    encode(line, messages) {
+      line.push("[");
+      for (let i = 0; i < messages.length; i++) {
+        if (i > 0) line.push(",");
+        line.push(stringifyMessage(messages[i]!));
+      }
+      line.push("]");
+    },
+    decode: (v, key, location) =>
+      arrayOf(v, key, location, (m, path) =>
+        parseStored(MessageSchema, m, path, location, canonicalMessage),
+      ),
+  },
+  trace: {
+    decode: (v, key, location) =>
+      parseStored(TurnTraceSchema, v, key, location, canonicalTurnTrace),
+  },
+  updates: {
+    decode: (v, key, location) =>
+      arrayOf(v, key, location, (u, path) => parseStored(EmbeddingUpdateSchema, u, path, location)),
+  },
+  scope: { decode: (v, _key, location) => scopeOf(v, location) },
+  checkpoint: {
+    encode: (line, c) => line.push(JSON.stringify(fileCheckpoint(c))),
+    decode: (v, key, location) => checkpointOf(v, key, location),
+  },
+  writes: {
+    encode: (line, w) => line.push(JSON.stringify(fileWrites(w))),
+    decode: (v, key, location) => writesOf(v, key, location),
+  },
+};
+
+type Kind = {
+  required: Readonly<Record<string, JournalFieldKind>>;
+  optional: Readonly<Record<string, JournalFieldKind>>;
+};
+const KINDS = OPERATION_KINDS as unknown as Readonly<Record<Operation["op"], Kind>>;
+const codecOf = (kind: JournalFieldKind) => FIELD_CODECS[kind] as FieldCodec<unknown>;
+
 /** An operation as JSON text opening with `head` (`{` or `{"gen":N,`), appended to `line`. */
 function pushOperation(line: LineParts, op: Operation, head: string): void {
-  if (op.op === "putCheckpoint" || op.op === "putCheckpointWrites") {
-    const encoded =
-      op.op === "putCheckpoint"
-        ? { ...op, checkpoint: fileCheckpoint(op.checkpoint) }
-        : { ...op, writes: fileWrites(op.writes) };
-    line.push(`${head}${JSON.stringify(encoded).slice(1)}`);
-    return;
+  const { required, optional } = KINDS[op.op];
+  const fields = op as unknown as Record<string, unknown>;
+  line.push(`${head}"op":${JSON.stringify(op.op)}`);
+  for (const [key, kind] of [...Object.entries(required), ...Object.entries(optional)]) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    line.push(`,${JSON.stringify(key)}:`);
+    const { encode } = codecOf(kind);
+    if (encode) encode(line, value);
+    else line.push(JSON.stringify(value));
   }
-  if (op.op !== "putMessages") {
-    line.push(`${head}${JSON.stringify(op).slice(1)}`);
-    return;
-  }
-  line.push(`${head}"op":"putMessages","messages":[`);
-  for (let i = 0; i < op.messages.length; i++) {
-    if (i > 0) line.push(",");
-    line.push(stringifyMessage(op.messages[i]!));
-  }
-  line.push(
-    op.ensureConversation
-      ? `],"ensureConversation":${JSON.stringify(op.ensureConversation)}}`
-      : "]}",
-  );
+  line.push("}");
 }
 
 /**
@@ -106,26 +173,6 @@ export function encodeGroup(ops: readonly Operation[], gen: number): readonly st
 export function encodeGenerationMark(gen: number): string {
   return `{"gen":${gen},"op":"generation"}`;
 }
-
-/** Each operation's fields: required ones, then optional ones (added by later versions). */
-const FIELDS: Record<Operation["op"], [required: string[], optional?: string[]]> = {
-  putConversation: [["conversation"]],
-  deleteConversation: [["id"]],
-  softDeleteConversation: [["id", "deletedAt"]],
-  restoreConversation: [["id"]],
-  putMessages: [["messages"], ["ensureConversation"]],
-  flagMessage: [["id", "flagged"]],
-  softDeleteMessage: [["id", "deletedAt"]],
-  restoreMessage: [["id"]],
-  deleteMessage: [["id"]],
-  purgeDeleted: [["before", "scope"]],
-  setEmbeddings: [["updates"]],
-  putTurnTrace: [["trace"]],
-  deleteUserData: [["userId"], ["tenantId"]],
-  putCheckpoint: [["checkpoint"], ["ensureConversation"]],
-  putCheckpointWrites: [["writes"], ["ensureConversation"]],
-  deleteCheckpoints: [["id"]],
-};
 
 const NOT_AN_OPERATION = "journal line is not a known operation record";
 
@@ -167,9 +214,11 @@ export function decodeLine(
 
 function hasExactly(value: unknown, op: string, withGen: boolean): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  if (!Object.hasOwn(FIELDS, op)) return false;
-  const [required, optional = []] = FIELDS[op as Operation["op"]];
-  const allowed = new Set(["op", ...required, ...optional, ...(withGen ? ["gen"] : [])]);
+  if (!Object.hasOwn(KINDS, op)) return false;
+  const kind = KINDS[op as Operation["op"]];
+  const required = Object.keys(kind.required);
+  const allowed = new Set(["op", ...required, ...Object.keys(kind.optional)]);
+  if (withGen) allowed.add("gen");
   const keys = Object.keys(value);
   return required.every((f) => keys.includes(f)) && keys.every((k) => allowed.has(k));
 }
@@ -181,63 +230,13 @@ function decodeEntry(value: unknown, location: string, withGen: boolean): Operat
   if (typeof op !== "string" || !hasExactly(value, op, withGen)) {
     throw corruptData(NOT_AN_OPERATION, location);
   }
-  const id = (key: string) => parseStored(IdSchema, line[key], key, location);
-  const time = (key: string) => parseStored(TimestampSchema, line[key], key, location);
-  switch (op as Operation["op"]) {
-    case "putConversation":
-      return { op: "putConversation", conversation: conversationOf(line.conversation, location) };
-    case "deleteCheckpoints":
-    case "deleteConversation":
-    case "restoreConversation":
-    case "restoreMessage":
-    case "deleteMessage":
-      return { op: op as "deleteMessage", id: id("id") };
-    case "softDeleteConversation":
-    case "softDeleteMessage":
-      return { op: op as "softDeleteMessage", id: id("id"), deletedAt: time("deletedAt") };
-    case "deleteUserData":
-      return line.tenantId === undefined
-        ? { op: "deleteUserData", userId: id("userId") }
-        : { op: "deleteUserData", userId: id("userId"), tenantId: id("tenantId") };
-    case "flagMessage":
-      if (typeof line.flagged !== "boolean")
-        throw corruptData("flagged must be a boolean", location);
-      return { op: "flagMessage", id: id("id"), flagged: line.flagged };
-    case "purgeDeleted":
-      return { op: "purgeDeleted", before: time("before"), scope: scopeOf(line.scope, location) };
-    case "setEmbeddings": {
-      if (!Array.isArray(line.updates)) throw corruptData("updates must be an array", location);
-      const updates = line.updates.map((u, i) =>
-        parseStored(EmbeddingUpdateSchema, u, `updates[${i}]`, location),
-      );
-      return { op: "setEmbeddings", updates };
-    }
-    case "putMessages": {
-      if (!Array.isArray(line.messages)) throw corruptData("messages must be an array", location);
-      const messages = line.messages.map((m, i) =>
-        parseStored(MessageSchema, m, `messages[${i}]`, location, canonicalMessage),
-      );
-      if (line.ensureConversation === undefined) return { op: "putMessages", messages };
-      const ensureConversation = conversationOf(line.ensureConversation, location);
-      return { op: "putMessages", messages, ensureConversation };
-    }
-    case "putTurnTrace": {
-      const trace = parseStored(TurnTraceSchema, line.trace, "trace", location, canonicalTurnTrace);
-      return { op: "putTurnTrace", trace };
-    }
-    case "putCheckpoint": {
-      const checkpoint = checkpointOf(line.checkpoint, "checkpoint", location);
-      if (line.ensureConversation === undefined) return { op: "putCheckpoint", checkpoint };
-      const ensureConversation = conversationOf(line.ensureConversation, location);
-      return { op: "putCheckpoint", checkpoint, ensureConversation };
-    }
-    case "putCheckpointWrites": {
-      const writes = writesOf(line.writes, "writes", location);
-      if (line.ensureConversation === undefined) return { op: "putCheckpointWrites", writes };
-      const ensureConversation = conversationOf(line.ensureConversation, location);
-      return { op: "putCheckpointWrites", writes, ensureConversation };
-    }
-  }
+  const { required, optional } = KINDS[op as Operation["op"]];
+  const decoded: Record<string, unknown> = { op };
+  for (const [key, kind] of Object.entries(required))
+    decoded[key] = codecOf(kind).decode(line[key], key, location);
+  for (const [key, kind] of Object.entries(optional))
+    if (line[key] !== undefined) decoded[key] = codecOf(kind).decode(line[key], key, location);
+  return decoded as unknown as Operation;
 }
 
 function conversationOf(value: unknown, location: string) {

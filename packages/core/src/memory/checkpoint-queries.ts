@@ -3,7 +3,7 @@ import type { StoredCheckpoint } from "../models/checkpoint.js";
 import type { CheckpointKey } from "../paging/cursor.js";
 import { compareCheckpointKeys, compareIds } from "../paging/ordering.js";
 import { sliceAfter } from "../paging/page-request.js";
-import type { RequestOf } from "../store/driver.js";
+import type { RequestOf } from "../store/operation-table.js";
 import { inScope } from "../store/scope.js";
 import { type CheckpointEntry, readCheckpoint, storedCheckpoint } from "./checkpoint-state.js";
 import { scopedConversationIds } from "./memory-queries.js";

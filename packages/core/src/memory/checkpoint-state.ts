@@ -31,7 +31,7 @@ export type ThreadCheckpoints = Map<string, NamespaceCheckpoints>;
 const valueKey = (channel: string, version: string) => `${channel}\u0000${version}`;
 const writeKey = (taskId: string, idx: number) => `${taskId}\u0000${idx}`;
 
-const copyValue = (v: SerializedValue): SerializedValue => ({
+export const copyValue = (v: SerializedValue): SerializedValue => ({
   type: v.type,
   data: new Uint8Array(v.data),
 });
@@ -46,7 +46,7 @@ function namespaceOf(thread: ThreadCheckpoints, namespace: string): NamespaceChe
 }
 
 /** Stores the checkpoint's new values (a stored version is kept) and upserts the checkpoint. */
-export function putCheckpoint(thread: ThreadCheckpoints, record: CheckpointRecord): void {
+export function storeCheckpoint(thread: ThreadCheckpoints, record: CheckpointRecord): void {
   const { values, ...entry } = record;
   const ns = namespaceOf(thread, record.namespace);
   for (const v of values) {
@@ -58,7 +58,7 @@ export function putCheckpoint(thread: ThreadCheckpoints, record: CheckpointRecor
 }
 
 /** Stores a task's writes: a negative `idx` replaces, another one keeps what is stored. */
-export function putCheckpointWrites(
+export function storeCheckpointWrites(
   thread: ThreadCheckpoints,
   record: CheckpointWritesRecord,
 ): void {

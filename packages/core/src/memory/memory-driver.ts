@@ -1,9 +1,13 @@
-import type { Conversation } from "../models/conversation.js";
-import type { Message } from "../models/message.js";
-import type { TurnTrace } from "../models/turn-trace.js";
-import type { MessageStoreDriver, ReadByIdRequest, RequestOf, ResultOf } from "../store/driver.js";
-import type { StoreCapabilities } from "../store/message-store-api.js";
-import { inScope } from "../store/scope.js";
+import type { Scope } from "../models/queries.js";
+import type { StoreCapabilities } from "../store/capabilities.js";
+import type { MessageStoreDriver } from "../store/driver.js";
+import type {
+  DriverOperation,
+  RequestOf,
+  ResultOf,
+  WriteOperation,
+} from "../store/operation-table.js";
+import { inScope, type Owned } from "../store/scope.js";
 import { getCheckpoint, listCheckpoints } from "./checkpoint-queries.js";
 import { cloneMessage, cloneTrace } from "./clone.js";
 import {
@@ -17,9 +21,14 @@ import {
   summarizeUsage,
 } from "./memory-queries.js";
 import { conversationView, MemoryState } from "./memory-state.js";
-import { resolveWrite } from "./resolve-write.js";
 import { searchConversations } from "./text-search.js";
-import { applyResolved, type Write, type WriteOperation, type WriteResult } from "./write.js";
+import {
+  applyResolved,
+  resolveWrite,
+  WRITE_OPERATIONS,
+  type Write,
+  type WriteResult,
+} from "./write-table.js";
 
 /**
  * How a driver's writes reach its state: resolve (`resolveWrite`), then apply
@@ -54,8 +63,45 @@ function commitAtOnce(state: MemoryState): WriteCommit {
     applyResolved(state, resolveWrite(state, write));
 }
 
-const visible = (r: { deletedAt: number | null }, includeDeleted: boolean) =>
-  includeDeleted || r.deletedAt === null;
+type Operations = {
+  [K in DriverOperation]-?: (request: RequestOf<K>) => Promise<ResultOf<K>>;
+};
+type Reads = {
+  readonly [K in Exclude<DriverOperation, WriteOperation>]: (
+    state: MemoryState,
+    request: RequestOf<K>,
+  ) => ResultOf<K>;
+};
+
+const visible = (r: Owned & { deletedAt: number | null }, includeDeleted: boolean, scope: Scope) =>
+  (includeDeleted || r.deletedAt === null) && inScope(r, scope);
+
+/** The reads, each over the state's indexes. */
+const READS: Reads = {
+  getConversation(state, { id, includeDeleted, scope }) {
+    const c = state.conversations.get(id);
+    return c && visible(c, includeDeleted, scope) ? conversationView(c) : null;
+  },
+  getConversationsByUserId: listConversationsByUser,
+  listConversations: listConversationsById,
+  getMessage(state, { id, includeDeleted, scope }) {
+    const m = state.messages.get(id)?.message;
+    return m && visible(m, includeDeleted, scope) ? cloneMessage(m) : null;
+  },
+  getMessagesByConversationId: listMessages,
+  getImmediateContext: immediateContext,
+  getTurnTraceByMessageId(state, { id, includeDeleted, scope }) {
+    const t = state.traceOf(id);
+    return t && visible(t, includeDeleted, scope) ? cloneTrace(t) : null;
+  },
+  queryTurnTraces: listTraces,
+  summarizeUsage,
+  searchMessages,
+  searchConversations,
+  listPendingEmbeddings: pendingEmbeddings,
+  getCheckpoint,
+  listCheckpoints,
+};
 
 /**
  * The reference driver: every operation of the contract over a {@link MemoryState}, with every
@@ -63,6 +109,9 @@ const visible = (r: { deletedAt: number | null }, includeDeleted: boolean) =>
  * synchronously, so a reader never sees half of one; reads walk the state's indexes. Nothing
  * outlives the process: `close()` keeps nothing. The JSON store is this driver with a journal.
  */
+export interface MemoryDriver extends Operations {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the static block installs every method
 export class MemoryDriver implements MessageStoreDriver {
   readonly name: string;
   readonly capabilities: StoreCapabilities = CAPABILITIES;
@@ -76,135 +125,22 @@ export class MemoryDriver implements MessageStoreDriver {
     this.#commit = options.commit ?? commitAtOnce(state);
   }
 
-  #write<K extends WriteOperation>(method: K, request: RequestOf<K>): Promise<ResultOf<K>> {
-    return this.#commit({ method, request } as Write) as Promise<ResultOf<K>>;
-  }
-
-  storeConversation(request: RequestOf<"storeConversation">): Promise<Conversation> {
-    return this.#write("storeConversation", request);
-  }
-
-  async getConversation({ id, includeDeleted, scope }: ReadByIdRequest) {
-    const c = this.#state.conversations.get(id);
-    return c && visible(c, includeDeleted) && inScope(c, scope) ? conversationView(c) : null;
-  }
-
-  async getConversationsByUserId(request: RequestOf<"getConversationsByUserId">) {
-    return listConversationsByUser(this.#state, request);
-  }
-
-  async listConversations(request: RequestOf<"listConversations">) {
-    return listConversationsById(this.#state, request);
-  }
-
-  deleteConversation(request: RequestOf<"deleteConversation">): Promise<boolean> {
-    return this.#write("deleteConversation", request);
-  }
-
-  softDeleteConversation(request: RequestOf<"softDeleteConversation">): Promise<boolean> {
-    return this.#write("softDeleteConversation", request);
-  }
-
-  restoreConversation(request: RequestOf<"restoreConversation">): Promise<boolean> {
-    return this.#write("restoreConversation", request);
-  }
-
-  storeMessages(request: RequestOf<"storeMessages">): Promise<Message[]> {
-    return this.#write("storeMessages", request);
-  }
-
-  storeSessionMessages(request: RequestOf<"storeSessionMessages">): Promise<Message[]> {
-    return this.#write("storeSessionMessages", request);
-  }
-
-  async getMessage({ id, includeDeleted, scope }: ReadByIdRequest) {
-    const m = this.#state.messages.get(id)?.message;
-    return m && visible(m, includeDeleted) && inScope(m, scope) ? cloneMessage(m) : null;
-  }
-
-  flagMessage(request: RequestOf<"flagMessage">): Promise<Message | null> {
-    return this.#write("flagMessage", request);
-  }
-
-  softDeleteMessage(request: RequestOf<"softDeleteMessage">): Promise<boolean> {
-    return this.#write("softDeleteMessage", request);
-  }
-
-  restoreMessage(request: RequestOf<"restoreMessage">): Promise<boolean> {
-    return this.#write("restoreMessage", request);
-  }
-
-  deleteMessage(request: RequestOf<"deleteMessage">): Promise<boolean> {
-    return this.#write("deleteMessage", request);
-  }
-
-  purgeDeleted(request: RequestOf<"purgeDeleted">): Promise<ResultOf<"purgeDeleted">> {
-    return this.#write("purgeDeleted", request);
-  }
-
-  async getMessagesByConversationId(request: RequestOf<"getMessagesByConversationId">) {
-    return listMessages(this.#state, request);
-  }
-
-  async getImmediateContext(request: RequestOf<"getImmediateContext">) {
-    return immediateContext(this.#state, request);
-  }
-
-  storeTurnTraces(request: RequestOf<"storeTurnTraces">): Promise<TurnTrace[]> {
-    return this.#write("storeTurnTraces", request);
-  }
-
-  async getTurnTraceByMessageId({ id, includeDeleted, scope }: ReadByIdRequest) {
-    const t = this.#state.traceOf(id);
-    return t && visible(t, includeDeleted) && inScope(t, scope) ? cloneTrace(t) : null;
-  }
-
-  async queryTurnTraces(request: RequestOf<"queryTurnTraces">) {
-    return listTraces(this.#state, request);
-  }
-
-  async summarizeUsage(request: RequestOf<"summarizeUsage">) {
-    return summarizeUsage(this.#state, request);
-  }
-
-  deleteUserData(request: RequestOf<"deleteUserData">): Promise<ResultOf<"deleteUserData">> {
-    return this.#write("deleteUserData", request);
-  }
-
-  async searchMessages(request: RequestOf<"searchMessages">) {
-    return searchMessages(this.#state, request);
-  }
-
-  async searchConversations(request: RequestOf<"searchConversations">) {
-    return searchConversations(this.#state, request);
-  }
-
-  async listPendingEmbeddings(request: RequestOf<"listPendingEmbeddings">) {
-    return pendingEmbeddings(this.#state, request);
-  }
-
-  setEmbeddings(request: RequestOf<"setEmbeddings">): Promise<number> {
-    return this.#write("setEmbeddings", request);
-  }
-
-  putCheckpoint(request: RequestOf<"putCheckpoint">): Promise<void> {
-    return this.#write("putCheckpoint", request);
-  }
-
-  putCheckpointWrites(request: RequestOf<"putCheckpointWrites">): Promise<void> {
-    return this.#write("putCheckpointWrites", request);
-  }
-
-  async getCheckpoint(request: RequestOf<"getCheckpoint">) {
-    return getCheckpoint(this.#state, request);
-  }
-
-  async listCheckpoints(request: RequestOf<"listCheckpoints">) {
-    return listCheckpoints(this.#state, request);
-  }
-
-  deleteCheckpoints(request: RequestOf<"deleteCheckpoints">): Promise<boolean> {
-    return this.#write("deleteCheckpoints", request);
+  static {
+    const install = (name: string, value: (this: MemoryDriver, request: never) => unknown) =>
+      Object.defineProperty(MemoryDriver.prototype, name, {
+        value,
+        writable: true,
+        configurable: true,
+      });
+    // Every write goes through the commit, which the engine's write table carries out.
+    for (const method of WRITE_OPERATIONS)
+      install(method, function (request) {
+        return this.#commit({ method, request } as Write);
+      });
+    for (const [method, read] of Object.entries(READS))
+      install(method, async function (request) {
+        return (read as (state: MemoryState, r: unknown) => unknown)(this.#state, request);
+      });
   }
 
   /** Nothing to release: the state stays as it is (a store over it rejects calls after close). */

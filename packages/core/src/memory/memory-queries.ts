@@ -8,7 +8,8 @@ import type { TurnTrace } from "../models/turn-trace.js";
 import type { ConversationKey, MessageKey, TraceKey } from "../paging/cursor.js";
 import { compareConversationKeys, compareIds, compareMessageKeys } from "../paging/ordering.js";
 import { type PageRequest, sliceAfter } from "../paging/page-request.js";
-import type { RequestOf, SequencedMessage } from "../store/driver.js";
+import type { SequencedMessage } from "../store/contract/requests.js";
+import type { RequestOf } from "../store/operation-table.js";
 import { inScope } from "../store/scope.js";
 import { cloneMessage, cloneTrace } from "./clone.js";
 import {

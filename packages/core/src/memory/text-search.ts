@@ -3,7 +3,7 @@ import type { TextSearchHit } from "../models/text-search.js";
 import type { ConversationKey } from "../paging/cursor.js";
 import { compareConversationKeys } from "../paging/ordering.js";
 import { containsFolded, foldAscii } from "../search/text-match.js";
-import type { RequestOf } from "../store/driver.js";
+import type { RequestOf } from "../store/operation-table.js";
 import { inScope } from "../store/scope.js";
 import { cloneMessage } from "./clone.js";
 import { scopedConversationIds } from "./memory-queries.js";

@@ -1,5 +1,42 @@
 import { UnsupportedOperationError } from "../errors.js";
-import type { StoreCapabilities } from "./message-store-api.js";
+
+/**
+ * Optional capabilities; the conformance suite skips (visibly) what an adapter does not declare,
+ * and core rejects a call that needs an undeclared one with `UnsupportedOperationError` before
+ * any I/O. A flag that is absent counts as `false`.
+ */
+export interface StoreCapabilities {
+  /** `searchMessages` is implemented. */
+  readonly semanticSearch: boolean;
+  /**
+   * Soft delete: `softDelete*`, `restore*`, `purgeDeleted`, and records written with a
+   * `deletedAt` (import of soft-deleted data). Without it those calls, and writes carrying a
+   * `deletedAt`, reject with `UnsupportedOperationError`, so no soft-deleted data exists.
+   */
+  readonly softDelete?: boolean;
+  /**
+   * Tenants: records carry `tenantId`, queries filter by it and `forTenant` works. Without it,
+   * writes carrying a `tenantId`, `tenantId` filters and `forTenant` reject with
+   * `UnsupportedOperationError`. (The ownership rules of `MessageStoreApi` hold on every
+   * adapter, with or without tenants.)
+   */
+  readonly tenants?: boolean;
+  /** `listPendingEmbeddings`, `setEmbeddings` (and so `embedPendingMessages`) are implemented. */
+  readonly embeddingQueue?: boolean;
+  /** `searchConversations` (text search over titles and message contents) is implemented. */
+  readonly textSearch?: boolean;
+  /**
+   * A guarantee, not an operation: `storeTurnTraces` stores all or nothing. Without it, a batch
+   * refused at one trace keeps the traces before it (see `MessageStoreApi.storeTurnTraces`).
+   */
+  readonly atomicTraceBatches?: boolean;
+  /**
+   * Checkpoints of agent graphs (LangGraph's savers): `putCheckpoint`, `putCheckpointWrites`,
+   * `getCheckpoint`, `listCheckpoints`, `deleteCheckpoints`. A thread is a conversation: its
+   * checkpoints follow the conversation's scope, soft delete, deletion and erasure.
+   */
+  readonly checkpoints?: boolean;
+}
 
 /** The capabilities that gate operations (the others state guarantees). */
 export type GatingCapability = Exclude<keyof StoreCapabilities, "atomicTraceBatches">;

@@ -7,6 +7,7 @@ import {
 } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import type { MessageStoreDriver } from "./driver.js";
+import type { DriverOperation } from "./operation-table.js";
 
 /**
  * The lifetime of one driver, shared by its store and every view of it: whether `close()` was
@@ -29,9 +30,9 @@ export class Lifecycle {
   }
 
   /** Runs one driver call: rejected after close, awaited by close, its errors stamped. */
-  async run<T>(call: () => Promise<T>): Promise<T> {
+  async run<T>(op: DriverOperation, call: () => Promise<T>): Promise<T> {
     this.assertOpen();
-    const pending = this.#guard(call);
+    const pending = this.#guard(op, call);
     this.#inFlight.add(pending);
     try {
       return await pending;
@@ -45,26 +46,26 @@ export class Lifecycle {
     if (!this.#closing) {
       this.#closed = true;
       this.#closing = Promise.allSettled([...this.#inFlight]).then(() =>
-        this.#guard(() => this.driver.close()),
+        this.#guard("close", () => this.driver.close()),
       );
     }
     return this.#closing;
   }
 
   /** Whatever `call` throws, synchronously or not, is core's error with the driver's name. */
-  async #guard<T>(call: () => Promise<T>): Promise<T> {
+  async #guard<T>(op: DriverOperation | "close", call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      throw this.stamp(error);
+      throw this.stamp(error, op);
     }
   }
 
-  /** `error` as core's error class, with the driver's name. */
-  stamp(error: unknown): Error {
+  /** `error`, thrown by the driver's `op`, as core's error class with the driver's name. */
+  stamp(error: unknown, op: DriverOperation | "close"): Error {
     const mapped = isMessageStoreError(error)
       ? error
-      : (this.driver.mapError?.(error) ?? unexpected(error));
+      : (this.driver.mapError?.(error, op) ?? unexpected(error));
     return stampAdapter(mapped, this.driver.name);
   }
 }

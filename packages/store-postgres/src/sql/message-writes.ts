@@ -6,11 +6,11 @@ import { refuse } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
 
 /**
- * The default layout's `storeMessages` and `storeSessionMessages`: `ms_write_message` (one
- * message, a typed parameter per column) and `ms_write_messages` (a batch, read once with
- * `jsonb_to_recordset`), each one upsert for all of its messages instead of the per-statement
- * checks of `ms_put_messages` (`message-functions.ts`, which the partitioned layout and the
- * checkpoint puts still use).
+ * The default layout's message writes (`storeMessages`, `storeSessionMessages`, and the messages
+ * of a checkpoint put): `ms_write_message` (one message, a typed parameter per column) and
+ * `ms_write_messages` (a batch, read once with `jsonb_to_recordset`), each one upsert for all of
+ * its messages instead of the per-statement checks of `ms_put_messages` (`message-functions.ts`,
+ * which only the partitioned layout still uses).
  * They keep every rule and raise the same refusals (`ms_refuse`, mapped in `refusals.ts`):
  *
  * - the conversations are locked (one message: by the update of its `last_message_at`; a batch:
