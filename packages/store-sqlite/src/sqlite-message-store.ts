@@ -1,0 +1,37 @@
+import { MessageStore } from "@message-store/core";
+import { parseConfig } from "@message-store/core/adapter";
+import { ADAPTER, SqliteConfigSchema, type SqliteStoreConfig } from "./config.js";
+import { openBetterSqlite3 } from "./connection/open-better-sqlite3.js";
+import { migrate } from "./migrate.js";
+import { SqliteDriver } from "./sqlite-driver.js";
+
+/**
+ * A message store in one SQLite database. Its extras are on the driver:
+ * `store.driver.location`, `store.driver.connection`.
+ */
+export type SqliteMessageStore = MessageStore<SqliteDriver>;
+
+export const SqliteMessageStore = {
+  /**
+   * Opens (or creates) the database, in WAL mode, and brings its schema up to date (versioned
+   * steps, one writer at a time). Also `MessageStore.initialize({ storage: "sqlite", path })`.
+   * Throws `ConfigurationError` for a bad config (before any I/O) or a database written by a
+   * newer version, `StoreLockedError` when another connection holds the write lock past
+   * `busy_timeout_ms`, `CorruptDataError` for a file that is not a SQLite database, and
+   * `StorageError` when the file cannot be opened.
+   */
+  async open(config: SqliteStoreConfig & { storage?: "sqlite" }): Promise<SqliteMessageStore> {
+    const resolved = parseConfig(SqliteConfigSchema, config, ADAPTER);
+    const { path } = resolved;
+    if (path === undefined) throw new Error("libSQL is not wired yet");
+    const connection = await openBetterSqlite3(path, resolved);
+    const driver = new SqliteDriver(connection, path);
+    try {
+      await migrate(connection, path);
+    } catch (error) {
+      await connection.close();
+      throw driver.mapError(error) ?? error;
+    }
+    return new MessageStore(driver);
+  },
+};
