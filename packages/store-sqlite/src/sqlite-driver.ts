@@ -1,9 +1,4 @@
-import {
-  CorruptDataError,
-  type MessageStoreError,
-  StorageError,
-  StoreLockedError,
-} from "@message-store/core";
+import type { MessageStoreError } from "@message-store/core";
 import {
   inScope,
   type MessageStoreDriver,
@@ -24,6 +19,7 @@ import {
 } from "./checkpoints.js";
 import { ADAPTER } from "./config.js";
 import type { SqliteConnection } from "./connection/sqlite-connection.js";
+import { sqliteError } from "./errors.js";
 import * as reads from "./record-reads.js";
 import { searchConversations } from "./text-search.js";
 import { WorkingSet } from "./working-set.js";
@@ -138,28 +134,8 @@ export class SqliteDriver implements MessageStoreDriver {
     return this.connection.close();
   }
 
-  /**
-   * SQLite's result codes as core's errors: the write lock still held by another connection
-   * after `busy_timeout` → `StoreLockedError`; a full disk or an I/O error → `StorageError`; a
-   * damaged file → `CorruptDataError`. Others are left to core's default.
-   */
+  /** SQLite's result codes as core's errors (see `sqliteError`). */
   mapError(error: unknown): MessageStoreError | undefined {
-    const code = String((error as { code?: unknown })?.code ?? "");
-    const message = error instanceof Error ? error.message : String(error);
-    const options = { adapter: ADAPTER, cause: error };
-    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-      return new StoreLockedError(
-        `the database ${this.location} is locked by another connection (waited busy_timeout_ms): ${message}`,
-        options,
-      );
-    if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
-      return new CorruptDataError(message, this.location, options);
-    if (
-      code.startsWith("SQLITE_FULL") ||
-      code.startsWith("SQLITE_IOERR") ||
-      code.startsWith("SQLITE_CANTOPEN")
-    )
-      return new StorageError(`${this.location}: ${message}`, options);
-    return undefined;
+    return sqliteError(error, this.location);
   }
 }

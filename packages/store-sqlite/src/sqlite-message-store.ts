@@ -2,6 +2,8 @@ import { MessageStore } from "@message-store/core";
 import { parseConfig } from "@message-store/core/adapter";
 import { ADAPTER, SqliteConfigSchema, type SqliteStoreConfig } from "./config.js";
 import { openBetterSqlite3 } from "./connection/open-better-sqlite3.js";
+import type { SqliteConnection } from "./connection/sqlite-connection.js";
+import { sqliteError } from "./errors.js";
 import { migrate } from "./migrate.js";
 import { SqliteDriver } from "./sqlite-driver.js";
 
@@ -24,14 +26,14 @@ export const SqliteMessageStore = {
     const resolved = parseConfig(SqliteConfigSchema, config, ADAPTER);
     const { path } = resolved;
     if (path === undefined) throw new Error("libSQL is not wired yet");
-    const connection = await openBetterSqlite3(path, resolved);
-    const driver = new SqliteDriver(connection, path);
+    let connection: SqliteConnection | undefined;
     try {
+      connection = await openBetterSqlite3(path, resolved);
       await migrate(connection, path);
     } catch (error) {
-      await connection.close();
-      throw driver.mapError(error) ?? error;
+      await connection?.close();
+      throw sqliteError(error, path) ?? error;
     }
-    return new MessageStore(driver);
+    return new MessageStore(new SqliteDriver(connection, path));
   },
 };
