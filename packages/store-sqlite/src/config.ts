@@ -42,6 +42,12 @@ export const SqliteConfigSchema = z
      * power loss or OS crash may be lost (never the file's consistency).
      */
     synchronous: z.enum(["FULL", "NORMAL"]).default("FULL"),
+    /**
+     * Whether opening may create the database (default true). With `false` nothing is created
+     * or migrated: a missing file, or one without the store's tables, is a `NotFoundError` ("no
+     * message-store data at …"). For read-only tools, so that a typo leaves no empty file.
+     */
+    create: z.boolean().default(true),
   })
   .superRefine((config, ctx) => {
     if ((config.path === undefined) === (config.url === undefined))

@@ -1,6 +1,7 @@
 import {
   CorruptDataError,
   type MessageStoreError,
+  NotFoundError,
   StorageError,
   StoreLockedError,
 } from "@message-store/core";
@@ -32,3 +33,7 @@ export function sqliteError(error: unknown, location: string): MessageStoreError
     return new StorageError(`${location}: ${message}`, options);
   return undefined;
 }
+
+/** The error of an open with `create: false` where there is no store. */
+export const noData = (location: string): NotFoundError =>
+  new NotFoundError(`no message-store data at ${location}`, { adapter: ADAPTER });

@@ -1,6 +1,7 @@
 import { ConfigurationError, CorruptDataError } from "@message-store/core";
 import { ADAPTER } from "./config.js";
 import type { SqliteConnection } from "./connection/sqlite-connection.js";
+import { noData } from "./errors.js";
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from "./sql/migrations.js";
 
 /**
@@ -10,8 +11,19 @@ import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from "./sql/migrations.j
  * must carry the name this version gives it, and a database of a newer version is refused
  * rather than written with an older layout.
  */
-export async function migrate(connection: SqliteConnection, location: string): Promise<void> {
+export async function migrate(
+  connection: SqliteConnection,
+  location: string,
+  create: boolean,
+): Promise<void> {
   await connection.write(async (tx) => {
+    if (!create) {
+      const [table] = await tx.all(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+        [MIGRATIONS_TABLE],
+      );
+      if (!table) throw noData(location);
+    }
     await tx.run(
       `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
     );

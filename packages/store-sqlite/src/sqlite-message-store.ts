@@ -17,7 +17,8 @@ export const SqliteMessageStore = {
   /**
    * Opens (or creates) the database, in WAL mode, and brings its schema up to date (versioned
    * steps, one writer at a time). Also `MessageStore.initialize({ storage: "sqlite", path })`.
-   * Throws `ConfigurationError` for a bad config (before any I/O) or a database written by a
+   * With `create: false`, a missing file or one without the store's tables is a `NotFoundError`
+   * and nothing is created. Throws `ConfigurationError` for a bad config (before any I/O) or a database written by a
    * newer version, `StoreLockedError` when another connection holds the write lock past
    * `busy_timeout_ms`, `CorruptDataError` for a file that is not a SQLite database, and
    * `StorageError` when the file cannot be opened.
@@ -29,7 +30,7 @@ export const SqliteMessageStore = {
     let connection: SqliteConnection | undefined;
     try {
       connection = await openBetterSqlite3(path, resolved);
-      await migrate(connection, path);
+      await migrate(connection, path, resolved.create);
     } catch (error) {
       await connection?.close();
       throw sqliteError(error, path) ?? error;

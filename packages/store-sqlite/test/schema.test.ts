@@ -5,6 +5,7 @@ import {
   ConfigurationError,
   CorruptDataError,
   MessageStore,
+  NotFoundError,
   StoreLockedError,
 } from "@message-store/core";
 import Database from "better-sqlite3";
@@ -112,5 +113,31 @@ describe("sqlite schema", () => {
     await expect(
       SqliteMessageStore.open({ path: newPath(), synchronous: "OFF" } as never),
     ).rejects.toThrow(ConfigurationError);
+  });
+});
+
+describe("sqlite create: false", () => {
+  it("a missing file or one without the store's tables is a NotFoundError, and nothing is created", async () => {
+    const { existsSync } = await import("node:fs");
+    const missing = newPath();
+    await expect(SqliteMessageStore.open({ path: missing, create: false })).rejects.toThrow(
+      NotFoundError,
+    );
+    expect(existsSync(missing)).toBe(false);
+    const empty = join(dir, "empty.db");
+    raw(empty, (db) => db.exec("CREATE TABLE other (x)"));
+    await expect(SqliteMessageStore.open({ path: empty, create: false })).rejects.toThrow(
+      NotFoundError,
+    );
+    raw(empty, (db) =>
+      expect(db.prepare("SELECT name FROM sqlite_master").all()).toEqual([{ name: "other" }]),
+    );
+    const existing = newPath();
+    const store = await SqliteMessageStore.open({ path: existing });
+    await store.storeConversation({ id: "c1", userId: "u1" });
+    await store.close();
+    const reader = await SqliteMessageStore.open({ path: existing, create: false });
+    expect(await reader.getConversation("c1")).toMatchObject({ id: "c1" });
+    await reader.close();
   });
 });

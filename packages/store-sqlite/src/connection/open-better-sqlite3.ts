@@ -1,5 +1,6 @@
 import type { ResolvedSqliteConfig } from "../config.js";
 import { MEMORY_PATH } from "../config.js";
+import { noData } from "../errors.js";
 import { BetterSqlite3Connection } from "./better-sqlite3-connection.js";
 
 /**
@@ -12,13 +13,16 @@ export async function openBetterSqlite3(
   config: ResolvedSqliteConfig,
 ): Promise<BetterSqlite3Connection> {
   const { default: Database } = await import("better-sqlite3");
-  if (path !== MEMORY_PATH) {
+  if (path !== MEMORY_PATH && !config.create) {
+    const { existsSync } = await import("node:fs");
+    if (!existsSync(path)) throw noData(path);
+  } else if (path !== MEMORY_PATH) {
     const { mkdir } = await import("node:fs/promises");
     const { dirname } = await import("node:path");
     await mkdir(dirname(path), { recursive: true });
   }
   // The connection waits for locks itself, without blocking the event loop.
-  const db = new Database(path, { timeout: 0 });
+  const db = new Database(path, { timeout: 0, fileMustExist: !config.create });
   try {
     // Switching a new file to WAL takes its lock for a moment: wait for it here, where nothing
     // of this process can hold it across an await.
