@@ -1,7 +1,7 @@
 import { MessageStore } from "@message-store/core";
 import { parseConfig } from "@message-store/core/adapter";
 import { ADAPTER, SqliteConfigSchema, type SqliteStoreConfig } from "./config.js";
-import { openBetterSqlite3 } from "./connection/open-better-sqlite3.js";
+import { openConnection, targetOf } from "./connection/open-connection.js";
 import type { SqliteConnection } from "./connection/sqlite-connection.js";
 import { sqliteError } from "./errors.js";
 import { migrate } from "./migrate.js";
@@ -25,16 +25,15 @@ export const SqliteMessageStore = {
    */
   async open(config: SqliteStoreConfig & { storage?: "sqlite" }): Promise<SqliteMessageStore> {
     const resolved = parseConfig(SqliteConfigSchema, config, ADAPTER);
-    const { path } = resolved;
-    if (path === undefined) throw new Error("libSQL is not wired yet");
+    const target = targetOf(resolved);
     let connection: SqliteConnection | undefined;
     try {
-      connection = await openBetterSqlite3(path, resolved);
-      await migrate(connection, path, resolved.create);
+      connection = await openConnection(target, resolved);
+      await migrate(connection, target.location, resolved.create);
     } catch (error) {
       await connection?.close();
-      throw sqliteError(error, path) ?? error;
+      throw sqliteError(error, target.location) ?? error;
     }
-    return new MessageStore(new SqliteDriver(connection, path));
+    return new MessageStore(new SqliteDriver(connection, target.location));
   },
 };

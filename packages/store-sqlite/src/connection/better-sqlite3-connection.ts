@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { Mutex } from "./mutex.js";
 import type { SqliteConnection, SqlRow, SqlStatements, SqlValue } from "./sqlite-connection.js";
+import { waitForLock } from "./wait-for-lock.js";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -29,8 +30,8 @@ export class BetterSqlite3Connection implements SqliteConnection {
 
   /**
    * `db` must have a busy timeout of 0: better-sqlite3 would wait for a lock synchronously,
-   * blocking the event loop, so another connection of this process holding the lock across
-   * an await could never commit. This class waits `busyTimeoutMs` for the lock itself.
+   * blocking the event loop; this class waits `busyTimeoutMs` for the lock itself
+   * (`waitForLock`).
    */
   constructor(db: Database.Database, busyTimeoutMs: number) {
     this.#db = db;
@@ -64,24 +65,8 @@ export class BetterSqlite3Connection implements SqliteConnection {
     });
   }
 
-  /** Runs `BEGIN …`, retrying while another connection holds the lock, up to the timeout. */
-  async #begin(begin: string): Promise<void> {
-    const deadline = Date.now() + this.#busyTimeoutMs;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        this.#prepare(begin).run();
-        return;
-      } catch (error) {
-        const busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
-        const left = deadline - Date.now();
-        if (!busy || left <= 0) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
-      }
-    }
-  }
-
   async #transaction<T>(begin: string, work: (tx: SqlStatements) => Promise<T>): Promise<T> {
-    await this.#begin(begin);
+    await waitForLock(() => this.#prepare(begin).run(), this.#busyTimeoutMs);
     let result: T;
     try {
       result = await work(this.#direct);

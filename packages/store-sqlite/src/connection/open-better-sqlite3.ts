@@ -1,11 +1,10 @@
 import type { ResolvedSqliteConfig } from "../config.js";
 import { MEMORY_PATH } from "../config.js";
-import { noData } from "../errors.js";
 import { BetterSqlite3Connection } from "./better-sqlite3-connection.js";
 
 /**
  * Opens a file with better-sqlite3 (loaded on first use, so bundles for other runtimes never
- * see it): creates missing directories, then WAL, `synchronous`, `busy_timeout` and foreign
+ * see it): WAL, `synchronous`, `busy_timeout` and foreign
  * keys on the connection.
  */
 export async function openBetterSqlite3(
@@ -13,14 +12,6 @@ export async function openBetterSqlite3(
   config: ResolvedSqliteConfig,
 ): Promise<BetterSqlite3Connection> {
   const { default: Database } = await import("better-sqlite3");
-  if (path !== MEMORY_PATH && !config.create) {
-    const { existsSync } = await import("node:fs");
-    if (!existsSync(path)) throw noData(path);
-  } else if (path !== MEMORY_PATH) {
-    const { mkdir } = await import("node:fs/promises");
-    const { dirname } = await import("node:path");
-    await mkdir(dirname(path), { recursive: true });
-  }
   // The connection waits for locks itself, without blocking the event loop.
   const db = new Database(path, { timeout: 0, fileMustExist: !config.create });
   try {
