@@ -28,6 +28,7 @@ import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
 import { searchBench } from "./search-bench.js";
+import { sqliteBench } from "./sqlite-bench.js";
 import { startTarget } from "./targets.js";
 import { writersBench } from "./writers-bench.js";
 
@@ -189,6 +190,9 @@ async function main(): Promise<void> {
       return;
     case "migrate":
       await migrateBench(rest);
+      return;
+    case "sqlite":
+      await sqliteBench(rest);
       return;
     case "scale":
       await scaleBench(rest);
