@@ -16,4 +16,7 @@ export default defineConfig({
   // module between them, or `MessageStore` would exist twice.
   splitting: true,
   treeshake: true,
+  // Keep `node:` on built-in imports: a bundler for another runtime (a Worker) then knows them
+  // for Node's (`--external:node:*`) instead of looking for packages named `fs` or `path`.
+  removeNodeProtocol: false,
 });

@@ -38,6 +38,8 @@ Other commands:
   writers [--writers 4,8,16] [--partitions 16] [--turns 100] [--batches 10] [--rounds 3]
                                                               issue #30: turn-loop and ingest throughput of concurrent
                                                               writers, default vs partitioned layout; prints a table
+  sqlite [--iterations 200] [--threads 20]                    the SQLite store against Mastra's LibSQLStore (file:) and
+                                                              LangGraph's SqliteSaver, interleaved; prints tables
   make-json-fixture <path> [messages] [traces]               write a JSON store file of the synthetic dataset
   search [--messages 50000] [--dims 1536] [--users 100] [--iterations 20] [--targets json,postgres,pglite]
                                                               issue #15's search: top-10 with a user filter on JSON,

@@ -29,6 +29,7 @@ import { roundTrips } from "./scenarios/round-trips.js";
 import { tracesByAgent } from "./scenarios/traces-by-agent.js";
 import { turnLoop } from "./scenarios/turn-loop.js";
 import { searchBench } from "./search-bench.js";
+import { sqliteBench } from "./sqlite-bench.js";
 import { startTarget } from "./targets.js";
 import { writersBench } from "./writers-bench.js";
 
@@ -193,6 +194,9 @@ async function main(): Promise<void> {
       return;
     case "otel":
       await otelBench(rest);
+      return;
+    case "sqlite":
+      await sqliteBench(rest);
       return;
     case "scale":
       await scaleBench(rest);

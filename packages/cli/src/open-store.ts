@@ -2,7 +2,7 @@ import { MessageStore, type StoreConfig } from "@message-store/core";
 import type { StoreConfigObject } from "./store-spec.js";
 
 /** The adapters that understand `create: false` (see each adapter's config). */
-const READ_ONLY_CAPABLE = new Set(["json", "postgres", "mongodb"]);
+const READ_ONLY_CAPABLE = new Set(["json", "sqlite", "postgres", "mongodb"]);
 
 /** How a command opens its store. */
 export interface OpenOptions {

@@ -240,7 +240,7 @@ export function createProgram(io: CliIo): Command {
     )
     .requiredOption(
       "--from <spec>",
-      "source store: json:<path>, postgres:<dsn>, mongodb:<uri> or config:<file>",
+      "source store: json:<path>, sqlite:<path>, postgres:<dsn>, mongodb:<uri> or config:<file>",
     )
     .requiredOption("--to <spec>", "target store, same forms")
     .option("--batch-size <n>", "messages per read and per write", batchSize, 500)

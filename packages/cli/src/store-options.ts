@@ -11,7 +11,7 @@ export function addStoreOptions(command: Command): Command {
     .addOption(
       new Option(
         "-s, --store <spec>",
-        "the store: json:<path>, postgres:<dsn>, mongodb:<uri> or config:<file>; a value may be env:<VAR>",
+        "the store: json:<path>, sqlite:<path>, postgres:<dsn>, mongodb:<uri> or config:<file>; a value may be env:<VAR>",
       ).env(STORE_ENV),
     )
     .option(

@@ -47,6 +47,7 @@ function mongoDatabaseOf(uri: string): string {
  * Parses a store spec as given to `--store`, `--from` or `--to`:
  *
  * - `json:<path>`: a JSON file store (path relative to the working directory, or `:memory:`);
+ * - `sqlite:<path>`: a SQLite database file (relative to the working directory, or `:memory:`);
  * - `postgres:<dsn>`, or a bare `postgres://…` / `postgresql://…` DSN;
  * - `mongodb:<uri>`, or a bare `mongodb://…` / `mongodb+srv://…` URI; the database is the URI path;
  * - `config:<file>`: a JSON config file with the factory keys (see {@link loadConfigFile}).
@@ -69,6 +70,10 @@ export function parseStoreSpec(spec: string, env: Env, cwd = process.cwd()): Sto
       const path = valueOrEnv(rest, env, where);
       return { storage: "json", path: path === ":memory:" ? path : resolve(cwd, path) };
     }
+    case "sqlite": {
+      const path = valueOrEnv(rest, env, where);
+      return { storage: "sqlite", path: path === ":memory:" ? path : resolve(cwd, path) };
+    }
     case "postgres":
     case "postgresql":
       return { storage: "postgres", dsn: valueOrEnv(rest, env, where) };
@@ -81,7 +86,7 @@ export function parseStoreSpec(spec: string, env: Env, cwd = process.cwd()): Sto
       return loadConfigFile(resolve(cwd, rest), env);
     default:
       throw new UsageError(
-        `unrecognised store "${redactSecrets(spec)}": use json:<path>, postgres:<dsn>, mongodb:<uri> or config:<file> (a value may be env:<VAR>)`,
+        `unrecognised store "${redactSecrets(spec)}": use json:<path>, sqlite:<path>, postgres:<dsn>, mongodb:<uri> or config:<file> (a value may be env:<VAR>)`,
       );
   }
 }
@@ -92,7 +97,7 @@ export function parseStoreSpec(spec: string, env: Env, cwd = process.cwd()): Sto
  *
  * A string value `env:NAME` is replaced by environment variable `NAME`, as on the command line.
  * Deprecated, still read: a key `<key>_env` naming the variable whose value becomes `<key>`
- * (giving both `<key>` and `<key>_env` is an error). A relative json `path` is resolved against
+ * (giving both `<key>` and `<key>_env` is an error). A relative json or sqlite `path` is resolved against
  * the config file's folder.
  */
 export function loadConfigFile(file: string, env: Env): StoreConfigObject {
@@ -128,10 +133,11 @@ export function loadConfigFile(file: string, env: Env): StoreConfigObject {
   }
   if (typeof config.storage !== "string") {
     throw new UsageError(
-      `config file ${file}: missing "storage" ("json", "postgres" or "mongodb")`,
+      `config file ${file}: missing "storage" ("json", "sqlite", "postgres" or "mongodb")`,
     );
   }
-  if (config.storage === "json" && typeof config.path === "string" && config.path !== ":memory:") {
+  const fileStore = config.storage === "json" || config.storage === "sqlite";
+  if (fileStore && typeof config.path === "string" && config.path !== ":memory:") {
     config.path = resolve(dirname(file), config.path);
   }
   return config as StoreConfigObject;

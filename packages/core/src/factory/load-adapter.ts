@@ -1,8 +1,18 @@
-import { realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+/*
+ * Node's modules are imported when a package is looked up, never at load: core must load in
+ * runtimes without them (Workers, browsers), where adapters are imported by the application.
+ */
+async function node() {
+  const [{ realpathSync }, { readFile }, { createRequire }, { dirname, join }, { pathToFileURL }] =
+    await Promise.all([
+      import("node:fs"),
+      import("node:fs/promises"),
+      import("node:module"),
+      import("node:path"),
+      import("node:url"),
+    ]);
+  return { realpathSync, readFile, createRequire, dirname, join, pathToFileURL };
+}
 
 /** Storages that core itself provides, by the subpath whose import registers them. */
 const BUILT_IN = new Map([["memory", "@message-store/core/memory"]]);
@@ -34,7 +44,8 @@ function isNotFound(error: unknown, packageName: string): boolean {
 }
 
 /** Where the application lives: its working directory and the folder of its entry script. */
-function applicationBases(): string[] {
+async function applicationBases(): Promise<string[]> {
+  const { dirname, join, realpathSync } = await node();
   const bases = [join(process.cwd(), "noop.js")];
   const entry = process.argv[1];
   if (entry) {
@@ -55,8 +66,9 @@ function applicationBases(): string[] {
  * the application that installed both can.
  */
 async function importFromApplication(specifier: string): Promise<boolean> {
+  const { createRequire, dirname, join, pathToFileURL, readFile } = await node();
   const { name, subpath } = splitSpecifier(specifier);
-  for (const base of applicationBases()) {
+  for (const base of await applicationBases()) {
     let manifestPath: string;
     try {
       manifestPath = createRequire(base).resolve(`${name}/package.json`);

@@ -28,14 +28,28 @@ export interface CheckpointKey {
 
 type CursorKind = "m" | "c" | "i" | "t" | "e" | "k";
 
+// base64url of UTF-8 with the web platform's globals (no `Buffer`), so core runs in any runtime.
+function toBase64Url(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Throws on a string that is not base64url. */
+function fromBase64Url(text: string): string {
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
 function encode(kind: CursorKind, values: (string | number)[]): string {
-  return Buffer.from(JSON.stringify([kind, ...values]), "utf8").toString("base64url");
+  return toBase64Url(JSON.stringify([kind, ...values]));
 }
 
 function decode(kind: CursorKind, cursor: string, types: ("string" | "number")[]): unknown[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    parsed = JSON.parse(fromBase64Url(cursor));
   } catch {
     parsed = null;
   }
