@@ -171,11 +171,6 @@ export function batchParam(batch: readonly (Message | TurnTrace)[]): string {
   return toJsonParam(rows);
 }
 
-/** The parameter of `ms_put_message`: the message as the model's JSON. */
-export function messageParam(m: Message): string {
-  return toJsonParam(m);
-}
-
 /** One row of the usage aggregate as core's raw sums (`numeric` sums arrive as text). */
 export function toUsageSums(row: Row): UsageSums {
   return {
