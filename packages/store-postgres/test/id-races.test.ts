@@ -16,6 +16,8 @@ import { conversation, message, openStore, trace, useDatabase, withClient } from
  */
 
 const RACES = Number(process.env.MESSAGE_STORE_ID_RACES ?? 25);
+/** A race takes a few milliseconds; under load, up to ~60. */
+const TIMEOUT = Math.max(60_000, RACES * 150);
 const LAYOUTS = [
   { name: "default layout", partitions: undefined, db: useDatabase("ms_pg_id_races") },
   { name: "partitioned layout", partitions: 8, db: useDatabase("ms_pg_id_races_p") },
@@ -161,5 +163,5 @@ describe.each(LAYOUTS)("racing removals of an id against its upsert: $name", (la
     // The races ran: every removal call settled, and some upserts were stored.
     expect(outcomes.removed).toBe(RACES);
     expect(outcomes.upserted).toBeGreaterThan(0);
-  });
+  }, TIMEOUT);
 });
