@@ -159,7 +159,7 @@ export const conversationParams = paramWriter<ConversationRecord>(CONVERSATION_W
 export const traceParams = paramWriter<TurnTrace>(TURN_TRACE);
 
 /**
- * The parameter of the batch functions (`ms_write_messages`, `ms_put_messages`,
+ * The parameter of the batch functions (`ms_write_messages`,
  * `ms_put_turn_traces`): the records as the model's JSON, which the function reads with
  * `jsonb_to_recordset` keyed by field name (the NUL escape is applied to the whole text).
  */

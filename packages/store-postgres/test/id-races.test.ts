@@ -135,33 +135,37 @@ describe.each(LAYOUTS)("racing removals of an id against its upsert: $name", (la
     await Promise.all(stores.map((s) => s.close()));
   });
 
-  it.each(PAIRS)(`${RACES} races: $name vs upsert of $kind`, async (pair) => {
-    const [a, b] = stores as [PostgresMessageStore, PostgresMessageStore];
-    const outcomes = { removed: 0, upserted: 0 };
-    for (let i = 0; i < RACES; i++) {
-      const r = race(pair, i);
-      await setup(a, pair, r);
-      // Alternate which call starts first, so either may reach the server first.
-      const calls = [() => pair.remove(a, r), () => upsert(b, pair, r)];
-      if (i % 4 >= 2) calls.reverse();
-      const settled = await Promise.allSettled(calls.map((call) => call()));
-      for (const s of settled) {
-        if (s.status === "rejected") {
-          const code = isMessageStoreError(s.reason) ? s.reason.code : String(s.reason);
-          expect(["INTEGRITY", "NOT_FOUND"], String(s.reason)).toContain(code);
+  it.each(PAIRS)(
+    `${RACES} races: $name vs upsert of $kind`,
+    async (pair) => {
+      const [a, b] = stores as [PostgresMessageStore, PostgresMessageStore];
+      const outcomes = { removed: 0, upserted: 0 };
+      for (let i = 0; i < RACES; i++) {
+        const r = race(pair, i);
+        await setup(a, pair, r);
+        // Alternate which call starts first, so either may reach the server first.
+        const calls = [() => pair.remove(a, r), () => upsert(b, pair, r)];
+        if (i % 4 >= 2) calls.reverse();
+        const settled = await Promise.allSettled(calls.map((call) => call()));
+        for (const s of settled) {
+          if (s.status === "rejected") {
+            const code = isMessageStoreError(s.reason) ? s.reason.code : String(s.reason);
+            expect(["INTEGRITY", "NOT_FOUND"], String(s.reason)).toContain(code);
+          }
         }
+        const [removed, upserted] = i % 4 >= 2 ? [settled[1]!, settled[0]!] : settled;
+        if (removed?.status === "fulfilled") outcomes.removed++;
+        if (upserted?.status === "fulfilled") outcomes.upserted++;
       }
-      const [removed, upserted] = i % 4 >= 2 ? [settled[1]!, settled[0]!] : settled;
-      if (removed?.status === "fulfilled") outcomes.removed++;
-      if (upserted?.status === "fulfilled") outcomes.upserted++;
-    }
-    expect(await damage(layout.db.url(), pair, layout.partitions !== undefined)).toEqual({
-      without_lookup: 0,
-      lookup_elsewhere: 0,
-      stored_twice: 0,
-    });
-    // The races ran: every removal call settled, and some upserts were stored.
-    expect(outcomes.removed).toBe(RACES);
-    expect(outcomes.upserted).toBeGreaterThan(0);
-  }, TIMEOUT);
+      expect(await damage(layout.db.url(), pair, layout.partitions !== undefined)).toEqual({
+        without_lookup: 0,
+        lookup_elsewhere: 0,
+        stored_twice: 0,
+      });
+      // The races ran: every removal call settled, and some upserts were stored.
+      expect(outcomes.removed).toBe(RACES);
+      expect(outcomes.upserted).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
 });
