@@ -28,7 +28,6 @@ import {
   asStoredTraces,
   batchParam,
   conversationParams,
-  messageParam,
   toUsageSums,
   traceParams,
 } from "./row-mapping.js";
@@ -214,17 +213,8 @@ export class PostgresDriver implements MessageStoreDriver {
     // The batch is stored as given (the codec is lossless) but for what the write reports: the
     // conversation's tenant and cleared stale embeddings. Reading it back would cost a second
     // round trip for nearly identical data.
-    if (writeMessage === null || writeMessages === null) {
-      // The partitioned layout; one message has a function of its own: no recordset, no sort.
-      const [row] = await this.#io.written(
-        messages.length === 1
-          ? stmt(this.#q.putMessage, [messageParam(messages[0]!)])
-          : stmt(this.#q.putMessages, [batchParam(messages), null, null]),
-      );
-      return asStored(messages, row?.stored);
-    }
     const write =
-      messages.length === 1
+      messages.length === 1 && writeMessage !== null
         ? stmt(writeMessage, messageParams(messages[0]!))
         : stmt(writeMessages, [batchParam(messages), null, null]);
     return asStored(messages, storedFacts(await this.#io.written(write)));
@@ -233,10 +223,6 @@ export class PostgresDriver implements MessageStoreDriver {
   /** One statement: the conversation, its lock and the timestamps inside the batch write. */
   async storeSessionMessages({ conversation, messages, now }: RequestOf<"storeSessionMessages">) {
     const values = [batchParam(messages), toJsonParam(conversation), now];
-    if (this.#q.writeMessages === null) {
-      const [row] = await this.#io.written(stmt(this.#q.putMessages, values));
-      return asStored(messages, row?.stored);
-    }
     const rows = await this.#io.written(stmt(this.#q.writeMessages, values));
     return asStored(messages, storedFacts(rows));
   }

@@ -159,7 +159,7 @@ export const conversationParams = paramWriter<ConversationRecord>(CONVERSATION_W
 export const traceParams = paramWriter<TurnTrace>(TURN_TRACE);
 
 /**
- * The parameter of the batch functions (`ms_write_messages`, `ms_put_messages`,
+ * The parameter of the batch functions (`ms_write_messages`,
  * `ms_put_turn_traces`): the records as the model's JSON, which the function reads with
  * `jsonb_to_recordset` keyed by field name (the NUL escape is applied to the whole text).
  */
@@ -169,11 +169,6 @@ export function batchParam(batch: readonly (Message | TurnTrace)[]): string {
   const rows: (Message | TurnTrace)[] = [];
   for (const r of batch) rows.push(r);
   return toJsonParam(rows);
-}
-
-/** The parameter of `ms_put_message`: the message as the model's JSON. */
-export function messageParam(m: Message): string {
-  return toJsonParam(m);
 }
 
 /** One row of the usage aggregate as core's raw sums (`numeric` sums arrive as text). */

@@ -10,8 +10,11 @@ import { conformanceHooks, endOtherSessions, useDatabase } from "./helpers.js";
 //
 // MESSAGE_STORE_POSTGRES_PARTITIONED_URL names instead a database whose schema a store already
 // created with `partitions` and that was prepared beforehand, e.g. distributed on a Citus
-// cluster (README, "Citus"): the suite then runs there, with the layout it finds.
+// cluster (README, "Citus"): the suite then runs there, with the layout it finds, in the schema
+// MESSAGE_STORE_POSTGRES_PARTITIONED_SCHEMA names (the URL's `search_path` must name it too, for
+// the suite's own queries: `?options=-c%20search_path%3Dapp`).
 const external = process.env.MESSAGE_STORE_POSTGRES_PARTITIONED_URL;
+const schema = process.env.MESSAGE_STORE_POSTGRES_PARTITIONED_SCHEMA;
 const db = external ? { url: () => external } : useDatabase("conformance_partitioned");
 
 describeMessageStoreConformance({
@@ -24,6 +27,7 @@ describeMessageStoreConformance({
       dsn: db.url(),
       pool_min: 0,
       ...(external ? {} : { partitions: 4 }),
+      ...(schema ? { schema } : {}),
     }),
   ...conformanceHooks(db.url),
   restart: () => endOtherSessions(db.url()),

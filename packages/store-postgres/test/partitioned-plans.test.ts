@@ -2,7 +2,7 @@ import { MessageSchema, TurnTraceSchema } from "@message-store/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresMessageStore } from "../src/index.js";
-import { batchParam, messageParam, traceParams } from "../src/row-mapping.js";
+import { batchParam, traceParams } from "../src/row-mapping.js";
 import { createQueries } from "../src/sql/queries.js";
 import { message, openStore, trace, useDatabase } from "./helpers.js";
 
@@ -164,16 +164,24 @@ describe("hot calls touch one partition", () => {
   });
 
   it("storeMessage of a new id: one partition of messages, one of its lookup", async () => {
-    const fresh = [messageParam(MessageSchema.parse(message("new-1", "conv-7", 1, USER_7)))];
-    expect(await touched(q.putMessage, fresh)).toEqual({
+    const fresh = [
+      batchParam([MessageSchema.parse(message("new-1", "conv-7", 1, USER_7))]),
+      null,
+      null,
+    ];
+    expect(await touched(q.writeMessages, fresh)).toEqual({
       // The conversation (locked, last_message_at moved), the id claimed in its lookup (the
       // conflict check reads that partition's key).
       read: { conversations: 1, messages: 1, message_ids: 1 },
       written: { conversations: 1, messages: 1, message_ids: 1 },
     });
-    // An upsert of a message already in its conversation reads its lookup row instead.
-    const existing = [messageParam(MessageSchema.parse(message("msg-6", "conv-7", 6, USER_7)))];
-    expect(await touched(q.putMessage, existing)).toEqual({
+    // An upsert of a message already in its conversation locks its lookup row, unchanged.
+    const existing = [
+      batchParam([MessageSchema.parse(message("msg-6", "conv-7", 6, USER_7))]),
+      null,
+      null,
+    ];
+    expect(await touched(q.writeMessages, existing)).toEqual({
       read: { conversations: 1, messages: 1, message_ids: 1 },
       written: { conversations: 1, messages: 1 },
     });
@@ -185,7 +193,7 @@ describe("hot calls touch one partition", () => {
         MessageSchema.parse(message(`batch-${i}`, "conv-9", 50 + i, { userId: "user-9" })),
       ),
     );
-    const { read, written } = await touched(q.putMessages, [batch, null, null]);
+    const { read, written } = await touched(q.writeMessages, [batch, null, null]);
     expect(read.conversations).toBe(1);
     expect(read.messages).toBe(1);
     expect(written.conversations).toBe(1);

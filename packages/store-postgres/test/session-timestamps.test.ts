@@ -5,7 +5,7 @@ import { conversation, message, openStore, useDatabase, withClient } from "./hel
 
 /**
  * `storeSessionMessages` chooses its timestamps inside the batch write (`ms_write_messages`; the
- * partitioned layout: `ms_put_messages`), under the conversation's lock: a turn whose id is
+ * partitioned layout's own), under the conversation's lock: a turn whose id is
  * stored in the conversation keeps its timestamp and place, every other turn `i` gets `start + i`
  * with `start = max(now, lastActivityAt + 1)`. In both layouts.
  */

@@ -59,16 +59,12 @@ function ensureThread(s: string, lock: "SHARE" | "NO KEY UPDATE"): string {
  * of an agent) gets the session's timestamp here under the conversation's lock: its stored one if
  * the conversation has it, else `greatest(now, last_activity_at + 1)` (`now` in a new
  * conversation; past `Number.MAX_SAFE_INTEGER` the put is refused), the rule a session batch
- * follows (`sessionTimestamps` in `message-functions.ts`), which takes the others. The messages
- * are then written by the layout's message functions: `ms_write_messages` (`message-writes.ts`)
- * or the partitioned layout's `ms_put_message(s)`.
+ * follows (`sessionTimestamps` in `session-timestamps.ts`), which takes the others. The messages
+ * are then written by the layout's `ms_write_messages`.
  */
-function putThreadMessages(s: string, partitioned: boolean): string {
+function putThreadMessages(s: string): string {
   const stamped = "msg || jsonb_build_object('timestamp', stored_ts)";
-  const one = partitioned
-    ? `${s}.ms_put_message(${stamped})`
-    : `${s}.ms_write_messages(jsonb_build_array(${stamped}), NULL, NULL)`;
-  const batch = partitioned ? "ms_put_messages" : "ms_write_messages";
+  const one = `${s}.ms_write_messages(jsonb_build_array(${stamped}), NULL, NULL)`;
   return `IF jsonb_array_length(p_messages) = 1 THEN
       msg := p_messages->0;
       SELECT m."timestamp" INTO stored_ts FROM ${s}.messages m
@@ -81,7 +77,7 @@ function putThreadMessages(s: string, partitioned: boolean): string {
       END IF;
       PERFORM ${one};
     ELSE
-      PERFORM ${s}.${batch}(p_messages, p_conversation, p_now);
+      PERFORM ${s}.ms_write_messages(p_messages, p_conversation, p_now);
     END IF;`;
 }
 
@@ -92,7 +88,7 @@ function putThreadMessages(s: string, partitioned: boolean): string {
  * channel values (a stored version is kept), then the checkpoint, upserted. One statement: all
  * or nothing.
  */
-export function putCheckpoint(s: string, partitioned: boolean): string {
+export function putCheckpoint(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.ms_put_checkpoint(
   p_conversation jsonb, p_checkpoint jsonb, p_doc bytea, p_channels text[], p_versions text[],
   p_types text[], p_lengths integer[], p_data bytea, p_messages jsonb, p_now bigint,
@@ -111,7 +107,7 @@ BEGIN
     ${ensureThread(s, "SHARE")}
   ELSE
     ${ensureThread(s, "NO KEY UPDATE")}
-    ${putThreadMessages(s, partitioned)}
+    ${putThreadMessages(s)}
   END IF;
   IF p_traces IS NOT NULL THEN
     PERFORM ${s}.ms_put_turn_traces(p_traces);

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { putCheckpoint, putCheckpointWrites } from "./checkpoint-functions.js";
 import { ID_READ_FUNCTION_NAMES, idReadFunctions } from "./id-read-functions.js";
 import { LIFECYCLE_FUNCTION_NAMES, lifecycleFunctions } from "./lifecycle-functions.js";
-import { putMessage, putMessages } from "./message-functions.js";
 import { WRITE_FUNCTIONS, writeMessageFunctions } from "./message-writes.js";
+import { partitionedWriteFunctions } from "./partitioned-writes.js";
 import { quoteLiteral } from "./quote.js";
 import { refuseFunction } from "./sqlstates.js";
 import { putTurnTraces } from "./trace-batch-function.js";
@@ -20,8 +20,7 @@ import { putTurnTrace } from "./trace-function.js";
  *
  * Each function is generated for a layout: `partitioned` claims message and trace ids in the id
  * lookups that keep them unique across conversations (`id-lookups.ts`), names the partitioned
- * keys as conflict targets, writes batches one record at a time after locking their
- * conversations in order, and adds the functions of the calls keyed by a message id alone
+ * keys as conflict targets, locks conversations one statement each, and adds the functions of the calls keyed by a message id alone
  * (`id-read-functions.ts`). Every statement of the partitioned layout's functions names the
  * conversation (or the lookup's id) it reads or writes, and none sets `plan_cache_mode`, so that
  * Citus can route each statement to one shard (see the README, "Citus"). The default layout's
@@ -31,8 +30,6 @@ import { putTurnTrace } from "./trace-function.js";
 /** The names of the functions, for documentation and grants. */
 export const FUNCTION_NAMES = [
   "ms_refuse",
-  "ms_put_messages",
-  "ms_put_message",
   WRITE_FUNCTIONS.one,
   WRITE_FUNCTIONS.batch,
   "ms_put_turn_trace",
@@ -43,13 +40,16 @@ export const FUNCTION_NAMES = [
   "ms_put_checkpoint_writes",
 ] as const;
 
+/** Functions earlier versions installed, dropped when a store's functions are reinstalled. */
+const RETIRED = ["ms_put_messages", "ms_put_message"];
+
 /**
  * Drops every function of {@link FUNCTION_NAMES} whatever its signature, so a release may change
  * a function's parameters or result: `CREATE OR REPLACE` cannot, and would leave the old
  * overload behind.
  */
 function dropFunctions(s: string): string {
-  const names = FUNCTION_NAMES.map((n) => `'${n}'`).join(", ");
+  const names = [...FUNCTION_NAMES, ...RETIRED].map((n) => `'${n}'`).join(", ");
   return `DO $drop$
 DECLARE f regprocedure;
 BEGIN
@@ -70,9 +70,8 @@ export function functionsSql(schema: string, partitioned = false): string {
   const functions: ((s: string, partitioned: boolean) => string)[] = [
     dropFunctions,
     refuseFunction,
-    putMessages,
-    putMessage,
     writeMessageFunctions,
+    partitionedWriteFunctions,
     putTurnTrace,
     putTurnTraces,
     ...lifecycleFunctions,

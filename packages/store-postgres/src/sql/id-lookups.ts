@@ -8,19 +8,29 @@ import { SQLSTATE_MOVED_MESSAGE } from "./sqlstates.js";
  * written by the SQL functions in the same transaction as the record. This is the pattern Citus
  * documents for a secondary unique key of a table distributed by another column.
  *
- * - The lookup's primary key holds the id's uniqueness: a writer claims the id with
- *   `INSERT … ON CONFLICT (id) DO NOTHING`; a concurrent claim of the same id waits for the first
- *   to commit or roll back, then finds its row.
+ * - The lookup's primary key holds the id's uniqueness.
  * - A call keyed by the id alone reads the lookup (one partition), then the record in its
  *   conversation's partition: two partitions, whatever their number.
  * - Deletes that name the ids (`deleteMessage`, purge, `deleteUserData`) remove their lookup rows;
  *   a conversation's hard delete (a cascade) leaves them: a row whose record is gone is a stale
  *   hint, which readers resolve to "absent" and a writer of the id takes over (below).
  *
- * A writer whose id the lookup places in another conversation `home` locks `home` (every writer
- * of a record holds its conversation's lock, so a write of the id there that has not committed
- * yet is waited for), then reads the record there: found, the write is refused (MS002 or an
- * owner rule); gone, the writer moves the lookup row to its own conversation.
+ * Every write that creates, re-creates, moves or removes a record holds its id's lookup row
+ * locked (`FOR UPDATE`) from before it touches the record until it commits, so the writes of one
+ * id queue there whatever their conversations, and none can remove a lookup row between another's
+ * read of it and its write of the record:
+ *
+ * - a writer claims its ids in one statement ({@link claimIds}), which inserts the missing lookup
+ *   rows and locks the existing ones (an `ON CONFLICT DO UPDATE` locks the row it meets even when
+ *   its `WHERE` is false, so a row already naming the writer's conversation is locked, not
+ *   rewritten);
+ * - a delete by id locks the row ({@link lockIds}, {@link lockedHomeOf}) before it deletes the
+ *   record, then deletes the row with it.
+ *
+ * Locks are taken in id order (`COLLATE "C"`), after the conversations' locks. A writer whose id
+ * the lookup places in another conversation reads the record there: found (no writer can remove
+ * it while the row is locked, and a conversation's delete in flight still shows it), the write is
+ * refused (MS002 or an owner rule); gone, the writer moves the lookup row to its own conversation.
  */
 
 /** The lookup table of a kind of id. */
@@ -51,37 +61,48 @@ ON CONFLICT (id) DO NOTHING;`;
 }
 
 /**
- * PL/pgSQL claiming the id `id` (an SQL expression) of `table` for the conversation
- * `conversation`, into the `text` variable `home`: NULL when this call created the lookup row,
- * else the conversation the lookup names. Loops in the rare case where the row is deleted
- * between the two statements.
+ * PL/pgSQL claiming, in one statement, the ids of `table` that the query `source` yields (columns
+ * `id`, `conversation_id`), and looping (`FOR e IN`, a `record` variable) over those whose lookup
+ * row names another conversation: `e.id`, `e.home` (the lookup's conversation), `e.conversation`
+ * (the writer's). `body` is the loop's body.
  */
-export function claimId(s: string, table: Ids, id: string, conversation: string): string {
+export function claimIds(s: string, table: Ids, source: string, body: string): string {
   const lookup = `${s}.${LOOKUP[table]}`;
-  return `LOOP
-    INSERT INTO ${lookup} (id, conversation_id) VALUES (${id}, ${conversation})
-    ON CONFLICT (id) DO NOTHING;
-    IF FOUND THEN
-      home := NULL;
-      EXIT;
-    END IF;
-    SELECT l.conversation_id INTO home FROM ${lookup} l WHERE l.id = ${id};
-    EXIT WHEN FOUND;
+  return `FOR e IN WITH claimed AS (
+      INSERT INTO ${lookup} AS l (id, conversation_id)
+      SELECT x.id, x.conversation_id FROM (${source}) x ORDER BY x.id COLLATE "C"
+      ON CONFLICT (id) DO UPDATE SET conversation_id = l.conversation_id
+       WHERE l.conversation_id <> EXCLUDED.conversation_id
+      RETURNING l.id, l.conversation_id)
+    SELECT claimed.id, claimed.conversation_id AS home, x.conversation_id AS conversation
+      FROM claimed JOIN (${source}) x ON x.id = claimed.id
+     WHERE claimed.conversation_id <> x.conversation_id LOOP
+    ${body}
+  END LOOP;`;
+}
+
+/** PL/pgSQL moving the lookup row of `e.id` (claimed, so locked) to `e.conversation`. */
+export function takeOver(s: string, table: Ids): string {
+  return `UPDATE ${s}.${LOOKUP[table]} l SET conversation_id = e.conversation WHERE l.id = e.id;`;
+}
+
+/**
+ * PL/pgSQL locking the lookup rows of the ids in the `text[]` expression `ids`, in id order, one
+ * statement each (Citus locks rows only in a statement routed to one shard); `cid` is a `text`
+ * variable.
+ */
+export function lockIds(s: string, table: Ids, ids: string): string {
+  return `FOR cid IN SELECT u.id FROM unnest(${ids}) AS u(id) ORDER BY u.id COLLATE "C" LOOP
+    PERFORM 1 FROM ${s}.${LOOKUP[table]} l WHERE l.id = cid FOR UPDATE;
   END LOOP;`;
 }
 
 /**
- * PL/pgSQL moving the lookup row of `id` from `home` (whose record is gone) to `conversation`;
- * raises MS002 naming the conversation that took it meanwhile, if one did.
+ * PL/pgSQL reading into the `text` variable `home` the conversation of `id` (NULL: none), its
+ * lookup row locked (see {@link lockIds}).
  */
-export function takeOver(s: string, table: Ids, id: string, conversation: string): string {
-  const lookup = `${s}.${LOOKUP[table]}`;
-  return `UPDATE ${lookup} l SET conversation_id = ${conversation}
-     WHERE l.id = ${id} AND l.conversation_id = home;
-    IF NOT FOUND THEN
-      SELECT l.conversation_id INTO home FROM ${lookup} l WHERE l.id = ${id};
-      ${raiseMoved(id, conversation, "home")}
-    END IF;`;
+export function lockedHomeOf(s: string, table: Ids, id: string): string {
+  return `SELECT l.conversation_id INTO home FROM ${s}.${LOOKUP[table]} l WHERE l.id = ${id} FOR UPDATE;`;
 }
 
 /** PL/pgSQL reading into the `text` variable `home` the conversation of `id` (NULL: none). */

@@ -1,4 +1,4 @@
-import { forgetIds, homeOf } from "./id-lookups.js";
+import { forgetIds, homeOf, lockedHomeOf } from "./id-lookups.js";
 import { ownedBy } from "./scope-conditions.js";
 
 /**
@@ -25,14 +25,17 @@ export const ID_READ_FUNCTION_NAMES = [
 const SCOPE = "p_user_id text, p_tenant_id text";
 const scoped = (alias: string) => ownedBy("p_user_id", "p_tenant_id", `${alias}.`);
 
-/** A function of one message id: `home` is looked up first; `body` names it. */
-function byId(s: string, signature: string, returns: string, body: string): string {
+/**
+ * A function of one message id: `home` is looked up first (its lookup row locked for a delete,
+ * see `id-lookups.ts`); `body` names it.
+ */
+function byId(s: string, signature: string, returns: string, body: string, lock = false): string {
   return `CREATE OR REPLACE FUNCTION ${s}.${signature}
 RETURNS ${returns} LANGUAGE plpgsql AS $fn$
 DECLARE
   home text;
 BEGIN
-  ${homeOf(s, "messages", "p_id")}
+  ${lock ? lockedHomeOf(s, "messages", "p_id") : homeOf(s, "messages", "p_id")}
   ${body}
 END
 $fn$;`;
@@ -77,6 +80,7 @@ function deleteMessage(s: string): string {
     ${forgetIds(s, "messages", "ARRAY[p_id]")}
     RETURN NEXT p_id;
   END IF;`,
+    true,
   );
 }
 

@@ -1,4 +1,4 @@
-import { forgetIds, homeOf } from "./id-lookups.js";
+import { forgetIds, homeOf, lockIds } from "./id-lookups.js";
 import { raiseRule } from "./sqlstates.js";
 
 /**
@@ -195,9 +195,10 @@ function lockConversations(s: string, where: string, partitioned: boolean): stri
 }
 
 /**
- * Deletes the traces, then the messages, matching `where` (`t.`/`m.` aliases; NULL for none of
- * one kind), counting each into `n_tt`/`n_msg`; the partitioned layout also deletes their lookup
- * rows (`id-lookups.ts`).
+ * Deletes the records of `table` matching `where` (alias `t` or `m`), counting them into `count`;
+ * the partitioned layout also deletes their lookup rows (`id-lookups.ts`). `byId`: the records
+ * are not in conversations this call holds locked, so their lookup rows are locked first, as
+ * every removal of an id does, and only the records whose rows were locked are deleted.
  */
 function deleteRecords(
   s: string,
@@ -205,6 +206,7 @@ function deleteRecords(
   where: string,
   count: string,
   partitioned: boolean,
+  byId = false,
 ): string {
   const alias = table === "messages" ? "m" : "t";
   if (!partitioned) {
@@ -212,7 +214,13 @@ function deleteRecords(
   GET DIAGNOSTICS n = ROW_COUNT;
   ${count} := ${count} + n;`;
   }
-  return `WITH gone AS (DELETE FROM ${s}.${table} ${alias} WHERE ${where} RETURNING ${alias}.id)
+  const locked = byId
+    ? `SELECT coalesce(array_agg(${alias}.id), '{}') INTO gone_ids FROM ${s}.${table} ${alias} WHERE ${where};
+  ${lockIds(s, table, "gone_ids")}
+  `
+    : "";
+  const mine = byId ? ` AND ${alias}.id = ANY (gone_ids)` : "";
+  return `${locked}WITH gone AS (DELETE FROM ${s}.${table} ${alias} WHERE ${where}${mine} RETURNING ${alias}.id)
   SELECT count(*), coalesce(array_agg(gone.id), '{}') INTO n, gone_ids FROM gone;
   ${count} := ${count} + n;
   ${forgetIds(s, table, "gone_ids")}`;
@@ -256,9 +264,9 @@ BEGIN
   ${deleteConversations(s, partitioned)}
   SELECT coalesce(array_agg(m.id), '{}') INTO ids FROM ${s}.messages m
    WHERE m.deleted_at < p_before AND ${inScope("m")};
-  ${deleteRecords(s, "turn_traces", "t.message_id = ANY (ids)", "n_tt", partitioned)}
-  ${deleteRecords(s, "messages", "m.id = ANY (ids)", "n_msg", partitioned)}
-  ${deleteRecords(s, "turn_traces", `t.deleted_at < p_before AND ${inScope("t")}`, "n_tt", partitioned)}
+  ${deleteRecords(s, "turn_traces", "t.message_id = ANY (ids)", "n_tt", partitioned, true)}
+  ${deleteRecords(s, "messages", `m.id = ANY (ids) AND m.deleted_at < p_before AND ${inScope("m")}`, "n_msg", partitioned, true)}
+  ${deleteRecords(s, "turn_traces", `t.deleted_at < p_before AND ${inScope("t")}`, "n_tt", partitioned, true)}
   RETURN QUERY SELECT n_conv, n_msg, n_tt;
 END
 $fn$;`;

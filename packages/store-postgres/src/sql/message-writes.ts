@@ -1,16 +1,16 @@
 import { recordDefinition } from "./column-lists.js";
 import { MESSAGE } from "./columns.js";
-import { sessionTimestamps } from "./message-functions.js";
 import { quoteIdent } from "./quote.js";
+import { sessionTimestamps } from "./session-timestamps.js";
 import { refuse } from "./sqlstates.js";
 import { conflictTarget } from "./trace-function.js";
 
 /**
  * The default layout's message writes (`storeMessages`, `storeSessionMessages`, and the messages
- * of a checkpoint put): `ms_write_message` (one message, a typed parameter per column) and
- * `ms_write_messages` (a batch, read once with `jsonb_to_recordset`), each one upsert for all of
- * its messages instead of the per-statement checks of `ms_put_messages` (`message-functions.ts`,
- * which only the partitioned layout still uses).
+ * of a checkpoint put): `ms_write_message` (one
+ * message, a typed parameter per column) and `ms_write_messages` (a batch, read once with
+ * `jsonb_to_recordset`), each one upsert for all of its messages. The partitioned layout's
+ * `ms_write_messages` (`partitioned-writes.ts`) is this upsert with the id claims of its lookups.
  * They keep every rule and raise the same refusals (`ms_refuse`, mapped in `refusals.ts`):
  *
  * - the conversations are locked (one message: by the update of its `last_message_at`; a batch:
@@ -33,24 +33,30 @@ import { conflictTarget } from "./trace-function.js";
 /** The function names: one message, a batch. */
 export const WRITE_FUNCTIONS = { one: "ms_write_message", batch: "ms_write_messages" } as const;
 
-const NAMES = MESSAGE.map((f) => quoteIdent(f.column.name)).join(", ");
-const RESULT =
+export const NAMES = MESSAGE.map((f) => quoteIdent(f.column.name)).join(", ");
+export const RESULT =
   "TABLE (stored_id text, stored_tenant_id text, pending boolean, stored_timestamp bigint)";
 
 /**
  * The rules on the incoming message (`x(column)`: its value of a column) and its conversation `c`
- * (NULLs when it is missing).
+ * (NULLs when it is missing). `absent` is the condition "the id is stored nowhere" (the default
+ * layout's own); `more`, rules checked last (the partitioned layout's, on an id stored in another
+ * conversation).
  */
-function incomingRules(s: string, x: (column: string) => string): string {
+export function incomingRules(
+  s: string,
+  x: (column: string) => string,
+  absent = `NOT EXISTS (SELECT 1 FROM ${s}.messages m0 WHERE m0.id = ${x("id")})`,
+  more = "",
+): string {
   const ids = { message: x("id"), conversation: x("conversation_id") };
   return `CASE
     WHEN c.id IS NULL THEN ${refuse(s, "'missing_conversation'", ids)}
     WHEN ${x("user_id")} <> c.user_id THEN ${refuse(s, "'message_user'", ids)}
     WHEN ${x("tenant_id")} IS NOT NULL AND ${x("tenant_id")} IS DISTINCT FROM c.tenant_id
       THEN ${refuse(s, "'message_tenant'", ids)}
-    WHEN c.deleted_at IS NOT NULL AND ${x("deleted_at")} IS NULL
-         AND NOT EXISTS (SELECT 1 FROM ${s}.messages m0 WHERE m0.id = ${x("id")})
-      THEN ${refuse(s, "'conversation_deleted'", ids)}
+    WHEN c.deleted_at IS NOT NULL AND ${x("deleted_at")} IS NULL AND ${absent}
+      THEN ${refuse(s, "'conversation_deleted'", ids)}${more}
     ELSE true END`;
 }
 
@@ -78,15 +84,15 @@ const SET = MESSAGE.filter((f) => f.column.name !== "id")
   .join(",\n    ");
 
 /** The message columns' values from `x(column)`, the tenant being the conversation's. */
-function values(x: (column: string) => string): string {
+export function values(x: (column: string) => string): string {
   return MESSAGE.map((f) =>
     f.column.name === "tenant_id" ? "c.tenant_id" : x(f.column.name),
   ).join(", ");
 }
 
 /** The upsert's conflict clause and result, the same for one message and a batch. */
-function upsert(s: string): string {
-  return `ON CONFLICT ${conflictTarget(false)} DO UPDATE SET
+export function upsert(s: string, partitioned = false): string {
+  return `ON CONFLICT ${conflictTarget(partitioned)} DO UPDATE SET
     ${SET}
    WHERE ${storedRules(s)}
   RETURNING m.id, m.tenant_id, m.embedding IS NULL, m."timestamp";`;
@@ -120,7 +126,7 @@ $fn$;`;
  * A batch, one statement: the batch read once, its conversations locked in id order and their
  * activity advanced, then the upsert in array order. For `storeSessionMessages`, `p_session` (the
  * conversation, else NULL) and `p_now` first give the batch its timestamps under the
- * conversation's lock, as `ms_put_messages` does (`sessionTimestamps`).
+ * conversation's lock (`sessionTimestamps`).
  */
 function writeBatch(s: string): string {
   const x = (column: string) => `x.${quoteIdent(column)}`;
@@ -158,7 +164,7 @@ END
 $fn$;`;
 }
 
-/** Both functions for schema `s`; the partitioned layout has none (`""`). */
+/** Both functions for schema `s`; the partitioned layout's are in `partitioned-writes.ts` (`""`). */
 export function writeMessageFunctions(s: string, partitioned: boolean): string {
   return partitioned ? "" : `${writeOne(s)}\n\n${writeBatch(s)}`;
 }

@@ -109,21 +109,12 @@ ORDER BY id LIMIT ${p.add(take)}`,
     deleteConversation: `DELETE FROM ${conversations} WHERE id = $1 AND ${ownedBy("$2", "$3")}`,
 
     /**
-     * The partitioned layout's writes (message-functions.ts): the whole batch as one JSONB
-     * parameter, then for `storeSessionMessages` the conversation to create if missing and the
-     * call's `now` (else NULLs); one message as a JSONB object.
-     */
-    putMessages: `SELECT ${s}.ms_put_messages($1::jsonb, $2::jsonb, $3::bigint) AS stored`,
-    putMessage: `SELECT ${s}.ms_put_message($1::jsonb) AS stored`,
-
-    /**
-     * The default layout's `storeMessages`: one message as a typed parameter per column; a batch
-     * as one JSONB parameter, then (`storeSessionMessages`) the conversation and `now`, else
-     * NULLs; see message-writes.ts. `null` in the partitioned layout, which writes through
-     * `putMessage(s)`.
+     * `storeMessages`: one message as a typed parameter per column (`null` in the partitioned
+     * layout, whose one message is a batch of one); a batch as one JSONB parameter, then
+     * (`storeSessionMessages`) the conversation and `now`, else NULLs; see message-writes.ts.
      */
     writeMessage: partitioned ? null : writeMessageCall(s),
-    writeMessages: partitioned ? null : writeMessagesCall(s),
+    writeMessages: writeMessagesCall(s),
 
     /** `$2`: include a soft-deleted one; `$3`, `$4`: the scope. */
     readMessage: `SELECT ${MESSAGE_COLUMNS} FROM ${messages}

@@ -16,7 +16,7 @@ import {
  * installed with the other functions (see `functions.ts`).
  *
  * Traces travel as the model's JSON (`JSON.stringify` of core's validated records), read with
- * `jsonb_to_recordset` keyed by field name, as `ms_put_messages` reads messages.
+ * `jsonb_to_recordset` keyed by field name, as `ms_write_messages` reads messages.
  *
  * Resolves to `[[id, userId, tenantId], …]` as stored. The first trace (in array order) that
  * breaks a rule raises MS003 like the single-trace function, nothing written; a second trace for
@@ -90,7 +90,7 @@ DECLARE
   written bigint;
   stored jsonb;
 BEGIN
-  -- Lock the conversations in one order (as ms_put_messages does), so concurrent batches queue
+  -- Lock the conversations in one order (as ms_write_messages does), so concurrent batches queue
   -- instead of deadlocking and a soft delete or restore waits until this statement ends.
   PERFORM count(*) FROM (
     SELECT 1 FROM ${s}.conversations c

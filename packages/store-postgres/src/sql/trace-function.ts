@@ -1,6 +1,6 @@
 import { columnList, parameterDefinitions, parameterNames, setList } from "./column-lists.js";
 import { TURN_TRACE } from "./columns.js";
-import { claimId, homeOf, takeOver } from "./id-lookups.js";
+import { claimIds, homeOf, takeOver } from "./id-lookups.js";
 import { raiseRule } from "./sqlstates.js";
 
 /** The conflict target of a message or trace upsert: the layout's primary key. */
@@ -124,26 +124,30 @@ function refusal(s: string, partitioned: boolean): string {
   return `${homeOf(s, "messages", "p_message_id")}
     SELECT c.id, c.user_id, c.tenant_id INTO owner FROM ${s}.conversations c
      WHERE c.id = p_conversation_id;
-    SELECT f.conversation_id, f.user_id, f.tenant_id INTO elsewhere FROM ${s}.messages f
+    SELECT f.conversation_id, f.user_id, f.tenant_id INTO found_row FROM ${s}.messages f
      WHERE f.id = p_message_id AND f.conversation_id = home;
-    SELECT ${traceRefusal(OWNER, "elsewhere")} AS rule, elsewhere.conversation_id AS found INTO bad;`;
+    SELECT ${traceRefusal(OWNER, "found_row")} AS rule, found_row.conversation_id AS found INTO bad;`;
 }
 
 /**
- * The partitioned layout's claim of the trace id (`id-lookups.ts`) and read of the trace stored
- * under it (`old`): in the trace's conversation, or, when the lookup places the id in another,
- * in that one once it is locked; gone from there, the claim takes the id over.
+ * The partitioned layout's claim of the trace id (`id-lookups.ts`, which locks its lookup row)
+ * and read of the trace stored under it (`old`): in the trace's conversation, or, when the lookup
+ * places the id in another, in that one; gone from there, the claim takes the id over.
  */
 function claimTrace(s: string, trace: string): string {
   return `
-  ${claimId(s, "turn_traces", "p_id", "p_conversation_id")}
-  IF home <> p_conversation_id THEN
-    PERFORM 1 FROM ${s}.conversations c WHERE c.id = home FOR NO KEY UPDATE;
-    SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = p_id AND t.conversation_id = home;
+  elsewhere := false;
+  ${claimIds(
+    s,
+    "turn_traces",
+    "SELECT p_id AS id, p_conversation_id AS conversation_id",
+    `elsewhere := true;
+    SELECT ${trace} INTO old FROM ${s}.turn_traces t WHERE t.id = e.id AND t.conversation_id = e.home;
     IF NOT FOUND THEN
-      ${takeOver(s, "turn_traces", "p_id", "p_conversation_id")}
-    END IF;
-  ELSE
+      ${takeOver(s, "turn_traces")}
+    END IF;`,
+  )}
+  IF NOT elsewhere THEN
     SELECT ${trace} INTO old FROM ${s}.turn_traces t
      WHERE t.id = p_id AND t.conversation_id = p_conversation_id;
   END IF;`;
@@ -171,7 +175,7 @@ DECLARE
   target record;
   old record;
   bad record;
-  rule text;${partitioned ? "\n  home text;\n  owner record;\n  elsewhere record;" : ""}
+  rule text;${partitioned ? "\n  home text;\n  owner record;\n  found_row record;\n  e record;\n  elsewhere boolean;" : ""}
 BEGIN
   -- The conversation lock orders this write after a concurrent soft delete or restore.
   SELECT m.conversation_id, m.deleted_at, c.id, c.user_id, c.tenant_id INTO target
