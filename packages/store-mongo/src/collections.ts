@@ -34,6 +34,8 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     { name: "conversations_id", key: { idKey: 1 } },
     // listConversations({ tenantId }) and forTenant(…) lists without a user: a tenant's by id.
     { name: "conversations_tenant_id", key: { tenantId: 1, idKey: 1 } },
+    // Checkpoint reads join a checkpoint to the conversation incarnation it was written for.
+    { name: "conversations_incarnation", key: { incarnation: 1 } },
     // purgeDeleted: the soft-deleted ones only (partial, as small as what awaits purging).
     {
       name: "conversations_deleted",

@@ -3,7 +3,12 @@ import { checkSessionTimestamps } from "@message-store/core/adapter";
 import type { ClientSession } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
 import { assertConversationFits, assertMessageFits } from "./document-size.js";
-import { type ConversationDoc, conversationFields, messageFields } from "./documents.js";
+import {
+  type ConversationDoc,
+  conversationFields,
+  messageFields,
+  newIncarnation,
+} from "./documents.js";
 import { isDuplicateKey } from "./errors.js";
 import { confirmLiveMessages } from "./live-confirmation.js";
 import { type MessageUpsert, upsertMessage } from "./message-ops.js";
@@ -217,6 +222,7 @@ async function claim(
       lastMessageAt: newest,
       lastActivityAt: Math.max(record.updatedAt, newest ?? record.updatedAt),
       lastSequence: k,
+      incarnation: newIncarnation(),
     };
     try {
       await ctx.conversations.insertOne(doc, o);

@@ -245,7 +245,7 @@ describe.each([
     expect(await f.commandsOf(search)).toEqual(["find", "aggregate"]);
   });
 
-  it("deleteConversation: one find and three deletes (six with checkpoints), plus the commit with transactions", async () => {
+  it("deleteConversation: one find and three deletes (six with checkpoints, and three after the commit), plus the commit with transactions", async () => {
     const commit = tx ? ["commitTransaction"] : [];
     await f.store.storeConversation(conv("c-del"));
     await f.store.storeMessage(msg("m-del", "c-del", 1));
@@ -259,7 +259,14 @@ describe.each([
       { userId: "u1" },
     );
     const thread = await f.commandsOf(() => f.store.deleteConversation("c-thread"));
-    expect(thread).toEqual(["find", ...Array(6).fill("delete"), ...commit]);
+    expect(thread).toEqual([
+      "find",
+      ...Array(6).fill("delete"),
+      ...commit,
+      "delete",
+      "delete",
+      "delete",
+    ]);
   });
 
   it("deleteUserData: one find and three deletes, plus the commit with transactions", async () => {
