@@ -95,7 +95,7 @@ export const viewTraceForeignMessage: ContractCase = {
     const alice: MessageStoreApi = store.forUser("alice");
     /** A trace in alice's conversation naming message `messageId`. */
     const naming = (id: string, messageId: string) =>
-      trace({ id: messageId, conversationId: a.id }, { id });
+      trace({ id: messageId, conversationId: a.id, userId: a.userId }, { id });
     const writes: [string, (messageId: string, n: number) => Promise<unknown>][] = [
       ["storeTurnTrace", (m, n) => alice.storeTurnTrace(naming(`fm-t1-${n}`, m))],
       ["storeTurnTraces", (m, n) => alice.storeTurnTraces([naming(`fm-t2-${n}`, m)])],
