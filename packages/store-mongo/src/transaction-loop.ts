@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientSession, MongoClient } from "mongodb";
-import { MongoError } from "mongodb";
-import { isWriteConflict } from "./errors.js";
+import { MongoError, MongoServerError } from "mongodb";
 
 /*
  * The transaction loop every multi-document write runs in, instead of the driver's
@@ -16,6 +15,15 @@ import { isWriteConflict } from "./errors.js";
 const MAX_ATTEMPTS = 8;
 /** Retries of a commit whose result is unknown (network error, no answer) before giving up. */
 const MAX_COMMIT_RETRIES = 2;
+
+/**
+ * True for a write conflict between transactions (code 112). MongoDB labels it a
+ * `TransientTransactionError`, which {@link runTransaction} retries; jongodb
+ * reports one found at commit without the label, so a caller retries it as the same race.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 112;
+}
 
 const hasLabel = (error: unknown, label: string) =>
   error instanceof MongoError && error.hasErrorLabel(label);

@@ -6,7 +6,9 @@ import { inTransaction, type MongoContext } from "./collections.js";
 import { deleteThreadCheckpoints } from "./delete-checkpoints.js";
 import { assertConversationFits } from "./document-size.js";
 import { type ConversationDoc, conversationFields, newIncarnation } from "./documents.js";
-import { isDuplicateKey, isWriteConflict } from "./errors.js";
+import { isDuplicateKey } from "./errors.js";
+import { confirmLiveMessages } from "./live-confirmation.js";
+import { isWriteConflict } from "./transaction-loop.js";
 import { attemptSession, Contended, checkConversation, writeSession } from "./write-session.js";
 import { attemptTraces, Collision, collisionError, writeTraces } from "./write-traces.js";
 
@@ -147,21 +149,25 @@ export async function putCheckpoint(
     return sweepIfDeleted(ctx, conversation.id, owner);
   }
   let planned: TurnTrace[] = [];
-  const owner = await retrying(async () => {
+  const { owner, turns } = await retrying(async () => {
     try {
       return await inTransaction(ctx, async (session) => {
         const owner = await ensureThread(ctx, { session }, conversation);
-        if (messages.length > 0)
-          await attemptSession(ctx, session, { conversation, messages, now });
+        const turns =
+          messages.length > 0
+            ? await attemptSession(ctx, session, { conversation, messages, now })
+            : null;
         if (traces.length > 0) await attemptTraces(ctx, session, traces, (t) => (planned = t));
         await writeCheckpoint(ctx, { session }, request, owner);
-        return owner;
+        return { owner, turns };
       });
     } catch (error) {
       if (!(error instanceof Collision)) throw error;
       throw (await collisionError(ctx, planned, error.cause)) ?? new Contended();
     }
   }, what);
+  // A conversation's soft delete is no transaction: new turns confirm it live, as a session write's.
+  if (turns?.fresh) await confirmLiveMessages(ctx, turns.messages);
   await sweepIfDeleted(ctx, conversation.id, owner);
 }
 
