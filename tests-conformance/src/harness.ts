@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { MessageStore } from "@message-store/core";
-import { afterEach, beforeEach } from "vitest";
+import { afterEach, aroundEach, beforeEach } from "vitest";
 import type { CaseContext } from "./cases/contract-case.js";
 import type { RealStore } from "./model/command.js";
 
@@ -76,35 +77,86 @@ export interface Harness {
   caseContext(): CaseContext;
 }
 
-/** Registers the reset/open/close hooks and returns the harness the suites share. */
+/** The stores one test opened, and whether it has ended (passed, failed or timed out). */
+class TestRun {
+  readonly stores: MessageStore[] = [];
+  current: MessageStore | null = null;
+  ended = false;
+  /** Harness calls in flight (reset, open, close), which the test's end waits for. */
+  readonly pending = new Set<Promise<unknown>>();
+}
+
+/**
+ * Registers the reset/open/close hooks and returns the harness the suites share.
+ *
+ * Each test runs in a {@link TestRun} of its own (carried by `AsyncLocalStorage` into everything
+ * the test body starts): its stores, and nothing else, are what `store`, `reopen`, `fresh` and
+ * the case context reach. When the test ends — a timeout included, while its body still runs —
+ * the harness waits for the run's calls in flight and closes its stores, and from then on every
+ * harness call of that body throws: a case that times out fails alone, its leftover work cannot
+ * close, reset or write into the stores of the cases after it.
+ */
 export function createHarness(options: ConformanceOptions): Harness {
-  let current: MessageStore | null = null;
-  const opened: MessageStore[] = [];
+  const runs = new AsyncLocalStorage<TestRun>();
   const persistent = options.persistent ?? true;
   const concurrent = options.concurrentInstances ?? persistent;
 
-  async function open(): Promise<MessageStore> {
-    const store = await options.open();
-    opened.push(store);
-    current = store;
+  /** The calling test's run; throws once it has ended. */
+  function active(): TestRun {
+    const run = runs.getStore();
+    if (!run) throw new Error("conformance harness: no test is running (used outside a test?)");
+    if (run.ended) {
+      throw new Error(
+        "conformance harness: this test has ended (timed out?); its remaining work is stopped",
+      );
+    }
+    return run;
+  }
+
+  /** Runs a harness step of `run`, which the end of the test waits for. */
+  async function step<T>(run: TestRun, work: () => Promise<T>): Promise<T> {
+    const done = work();
+    run.pending.add(done);
+    try {
+      return await done;
+    } finally {
+      run.pending.delete(done);
+    }
+  }
+
+  async function open(run: TestRun, current: boolean): Promise<MessageStore> {
+    const store = await step(run, () => options.open());
+    run.stores.push(store);
+    if (run.ended) {
+      await store.close();
+      throw new Error("conformance harness: this test has ended; the store it opened is closed");
+    }
+    if (current) run.current = store;
     return store;
   }
 
-  async function openAnother(): Promise<MessageStore> {
-    const store = await options.open();
-    opened.push(store);
-    return store;
+  async function closeAll(run: TestRun): Promise<void> {
+    run.current = null;
+    for (const store of run.stores.splice(0)) await step(run, () => store.close());
   }
+
+  aroundEach(async (runTest) => {
+    await runs.run(new TestRun(), runTest);
+  });
 
   beforeEach(async () => {
-    await options.reset();
-    await open();
+    const run = active();
+    await step(run, () => options.reset());
+    await open(run, true);
   });
 
   afterEach(async () => {
-    current = null;
-    const stores = opened.splice(0);
-    for (const store of stores) await store.close();
+    const run = runs.getStore();
+    if (!run) return;
+    run.ended = true;
+    await Promise.allSettled([...run.pending]);
+    for (const store of run.stores.splice(0)) await store.close();
+    run.current = null;
   });
 
   return {
@@ -112,29 +164,33 @@ export function createHarness(options: ConformanceOptions): Harness {
     persistent,
     options,
     get store(): MessageStore {
-      if (!current) throw new Error("conformance harness: no store is open (used outside a test?)");
-      return current;
+      const run = active();
+      if (!run.current) throw new Error("conformance harness: no store is open in this test");
+      return run.current;
     },
     async reopen(): Promise<MessageStore> {
-      await current?.close();
-      return open();
+      const run = active();
+      const current = run.current;
+      if (current) await step(run, () => current.close());
+      return open(run, true);
     },
     async restart(): Promise<MessageStore> {
-      for (const store of opened.splice(0)) await store.close();
-      current = null;
-      await options.restart?.();
-      return open();
+      const run = active();
+      await closeAll(run);
+      await step(run, async () => options.restart?.());
+      return open(run, true);
     },
     async fresh(): Promise<RealStore> {
-      for (const store of opened.splice(0)) await store.close();
-      current = null;
-      await options.reset();
+      const run = active();
+      await closeAll(run);
+      await step(run, () => options.reset());
       const real: RealStore = {
-        store: await open(),
+        store: await open(run, true),
         reopen: persistent
           ? async () => {
-              await current?.close();
-              return open();
+              const current = active().current;
+              if (current) await step(run, () => current.close());
+              return open(run, true);
             }
           : null,
       };
@@ -143,7 +199,7 @@ export function createHarness(options: ConformanceOptions): Harness {
     caseContext(): CaseContext {
       return {
         store: this.store,
-        openAnother: concurrent ? openAnother : null,
+        openAnother: concurrent ? () => open(active(), false) : null,
         restart: persistent ? () => this.restart() : null,
         inspect: options.inspect ?? null,
       };

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runModelCheck } from "../src/model/run-model-check.js";
 import { ISSUE_13 } from "./planted/issue-13.js";
 import { ISSUE_25 } from "./planted/issue-25.js";
+import { TRACE_OWNERS } from "./planted/trace-owners.js";
 
-const PLANTED = { ...ISSUE_13, ...ISSUE_25 };
+const PLANTED = { ...ISSUE_13, ...ISSUE_25, ...TRACE_OWNERS };
 
 const byId = (id: string): ContractCase => {
   const found = CONTRACT_CASES.find((c) => c.id === id);
@@ -100,6 +101,17 @@ const CASES: [keyof typeof PLANTED, string, RegExp][] = [
     "ownersOnlyWithTenants",
     "owners-hold-everywhere",
     /storeMessage\(bob's message in oh-a\) rejects with: got "resolved", expected "INTEGRITY"/,
+  ],
+  // Trace writes through a view
+  [
+    "foreignMessageNamed",
+    "view-trace-foreign-message",
+    /forUser\("alice"\)\.storeTurnTrace naming bob's message rejects with: got "INTEGRITY", expected "NOT_FOUND"/,
+  ],
+  [
+    "oneTracePerMessageFirst",
+    "trace-owner-first",
+    /forUser\("bob"\)\.storeTurnTraces\(\[of-bob-t1 on of-bob-m1, of-alice-t on of-bob-m1\]\) rejects with: got "INTEGRITY", expected "NOT_FOUND"/,
   ],
 ];
 

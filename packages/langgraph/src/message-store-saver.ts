@@ -27,6 +27,7 @@ import {
   toTuple,
 } from "./stored-tuple.js";
 import {
+  checkOwnerOptions,
   OwnerViews,
   ownerOf,
   requireThread,
@@ -54,9 +55,15 @@ export class MessageStoreSaver extends BaseCheckpointSaver {
   readonly #mirror: TranscriptMirror;
   readonly #views: OwnerViews;
 
-  /** Throws `UnsupportedOperationError` when the store does not declare `capabilities.checkpoints`. */
+  /**
+   * Throws `UnsupportedOperationError` when the store does not declare `capabilities.checkpoints`,
+   * `ValidationError` when `userId`, `agentId` or `tenantId` is given and not an id (`""`
+   * included). Every call throws `ValidationError` when its config's `user_id`, `agent_id` or
+   * `tenant_id` is present and not an id: an empty one never reads as "no owner".
+   */
   constructor(store: MessageStoreApi, options: MessageStoreSaverOptions = {}) {
     super(options.serde);
+    checkOwnerOptions(options);
     if (store.capabilities.checkpoints !== true) {
       throw new UnsupportedOperationError(
         "MessageStoreSaver needs a store with capabilities.checkpoints (JSON, PostgreSQL, MongoDB)",

@@ -1,5 +1,10 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { type MessageStoreApi, type SessionOptions, ValidationError } from "@message-store/core";
+import {
+  IdSchema,
+  type MessageStoreApi,
+  type SessionOptions,
+  ValidationError,
+} from "@message-store/core";
 import { DEFAULT_AGENT, type MessageStoreSaverOptions } from "./saver-options.js";
 
 /** What a LangGraph config says about the thread a call is for. */
@@ -24,6 +29,29 @@ function text(value: unknown, key: string): string | undefined {
 }
 
 /**
+ * An owner key (`user_id`, `agent_id`, `tenant_id`): absent when `undefined` or `null`, else an
+ * id (1–256 characters). `""` is an invalid id, as everywhere in the store: read as "no owner",
+ * it would widen the call to every owner's threads.
+ */
+function ownerId(value: unknown, key: string, where = "configurable"): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = IdSchema.safeParse(typeof value === "number" ? String(value) : value);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    `${where}.${key} must be an id (a string of 1 to 256 characters)`,
+    [{ path: [where, key], message: parsed.error.issues[0]?.message ?? "invalid id" }],
+    { adapter: "langgraph" },
+  );
+}
+
+/** Throws `ValidationError` when the options' `userId`, `agentId` or `tenantId` is not an id. */
+export function checkOwnerOptions(options: MessageStoreSaverOptions): void {
+  for (const key of ["userId", "agentId", "tenantId"] as const) {
+    if (options[key] !== undefined) ownerId(options[key], key, "options");
+  }
+}
+
+/**
  * The thread of `config`: `thread_id`, `checkpoint_ns`, `checkpoint_id`, and its owner from
  * `user_id`, `agent_id` and `tenant_id`, each defaulting to the saver's options.
  */
@@ -37,9 +65,9 @@ export function threadConfig(
     threadId: text(c.thread_id, "thread_id"),
     namespace: ns === undefined || ns === null ? undefined : String(ns),
     checkpointId: text(c.checkpoint_id, "checkpoint_id"),
-    userId: text(c.user_id, "user_id") ?? options.userId,
-    agentId: text(c.agent_id, "agent_id") ?? options.agentId ?? DEFAULT_AGENT,
-    tenantId: text(c.tenant_id, "tenant_id") ?? options.tenantId,
+    userId: ownerId(c.user_id, "user_id") ?? options.userId,
+    agentId: ownerId(c.agent_id, "agent_id") ?? options.agentId ?? DEFAULT_AGENT,
+    tenantId: ownerId(c.tenant_id, "tenant_id") ?? options.tenantId,
   };
 }
 

@@ -1,6 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { type MessageStore, newId } from "@message-store/core";
+import { type MessageStore, newId, ValidationError } from "@message-store/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MessageStoreSaver } from "../src/index.js";
 import { fixture, runCli, runNode, withStudio } from "./support/processes.js";
@@ -92,6 +92,28 @@ describe.each(BACKENDS)("a LangGraph agent on MessageStoreSaver (%s)", (backend)
       /does not exist/,
     );
     expect(await store.getImmediateContext(threadId, 100)).toHaveLength(6);
+  });
+
+  it("an empty or invalid user_id is refused with ValidationError, never read as no user", async () => {
+    await twoTurns();
+    const before = await store.getImmediateContext(threadId, 100);
+    for (const user_id of ["", "x".repeat(257), { id: "u-1" }, "\ud800"]) {
+      const bad = { configurable: { thread_id: threadId, user_id } };
+      await expect(saver().getTuple(bad)).rejects.toThrow(ValidationError);
+      await expect(saver().getTuple(bad)).rejects.toThrow(/configurable\.user_id must be an id/);
+      await expect(saver().list(bad).next()).rejects.toThrow(ValidationError);
+      const { graph } = weatherGraph({ checkpointer: saver(), replies: [reply("x", [1, 1])] });
+      await expect(graph.invoke({ messages: [new HumanMessage("hi")] }, bad)).rejects.toThrow(
+        ValidationError,
+      );
+    }
+    for (const key of ["tenant_id", "agent_id"]) {
+      const bad = { configurable: { thread_id: threadId, user_id: "u-1", [key]: "" } };
+      await expect(saver().getTuple(bad)).rejects.toThrow(ValidationError);
+    }
+    expect(() => new MessageStoreSaver(store, { userId: "" })).toThrow(ValidationError);
+    expect(() => new MessageStoreSaver(store, { tenantId: "" })).toThrow(ValidationError);
+    expect(await store.getImmediateContext(threadId, 100)).toEqual(before);
   });
 
   it("a new process resumes the thread from the store", async () => {

@@ -1,4 +1,4 @@
-import type { DeletedCounts, Scope } from "@message-store/core";
+import { type DeletedCounts, type Scope, StorageError } from "@message-store/core";
 import type { ClientSession } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
 import { deleteThreadCheckpoints } from "./delete-checkpoints.js";
@@ -11,6 +11,9 @@ import { inScope } from "./queries.js";
 
 const opts = (session: ClientSession | undefined) => (session ? { session } : {});
 
+/** Attempts of a conversation delete that a concurrent first checkpoint write made start over. */
+const MAX_ATTEMPTS = 5;
+
 /**
  * Deletes a conversation in `scope` with its messages, their traces and (when it has any, as its
  * `hasCheckpoints` says) its checkpoints; `false` when there is none.
@@ -20,26 +23,53 @@ const opts = (session: ClientSession | undefined) => (session ? { session } : {}
  * without them (a standalone server) each commits on its own, and the order keeps every visible
  * trace with its message and every visible message with its conversation: a reader may see the
  * conversation lose its messages before it disappears, but never an orphan.
+ *
+ * A checkpoint put racing the delete may still write after it (without transactions, or on a
+ * server whose transactions miss the conflict): its documents name the conversation's
+ * incarnation, which no reader joins once the conversation is gone (see `read-checkpoints.ts`).
+ * To leave none behind, the conversation is removed only in the `hasCheckpoints` state read
+ * (else the attempt starts over), and a thread with checkpoints is swept of its incarnation's
+ * documents once the removal committed; a put sweeps them itself when it sees the incarnation
+ * gone after writing (`write-checkpoints.ts`). One of the two always sees the other's write.
  */
-export function deleteConversationCascade(
+export async function deleteConversationCascade(
   ctx: MongoContext,
   id: string,
   scope: Scope,
 ): Promise<boolean> {
   const owners = inScope(scope);
-  return atomically(ctx, async (session) => {
-    const o = opts(session);
-    const thread = await ctx.conversations.findOne(
-      { _id: id, ...owners },
-      { ...o, projection: { hasCheckpoints: 1 } },
-    );
-    if (!thread) return false;
-    if (thread.hasCheckpoints) await deleteThreadCheckpoints(ctx, { conversationId: id }, o);
-    await ctx.traces.deleteMany({ conversationId: id, ...owners }, o);
-    await ctx.messages.deleteMany({ conversationId: id, ...owners }, o);
-    const removed = await ctx.conversations.deleteOne({ _id: id, ...owners }, o);
-    return removed.deletedCount === 1;
-  });
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await atomically(ctx, async (session) => {
+      const o = opts(session);
+      const thread = await ctx.conversations.findOne(
+        { _id: id, ...owners },
+        { ...o, projection: { hasCheckpoints: 1, incarnation: 1 } },
+      );
+      if (!thread) return null;
+      const marked = thread.hasCheckpoints === true;
+      if (marked) await deleteThreadCheckpoints(ctx, { conversationId: id }, o);
+      await ctx.traces.deleteMany({ conversationId: id, ...owners }, o);
+      await ctx.messages.deleteMany({ conversationId: id, ...owners }, o);
+      const removed = await ctx.conversations.deleteOne(
+        { _id: id, ...owners, hasCheckpoints: marked ? true : { $ne: true } },
+        o,
+      );
+      return { removed: removed.deletedCount === 1, marked, incarnation: thread.incarnation };
+    });
+    if (outcome === null) return false;
+    if (outcome.removed) {
+      if (outcome.marked) {
+        const incarnation = outcome.incarnation ?? { $exists: false as const };
+        await deleteThreadCheckpoints(ctx, { conversationId: id, incarnation }, {});
+      }
+      return true;
+    }
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new StorageError(
+        `the delete of conversation ${JSON.stringify(id)} lost to concurrent writers ${MAX_ATTEMPTS} times`,
+      );
+    }
+  }
 }
 
 /**

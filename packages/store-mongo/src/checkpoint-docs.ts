@@ -14,10 +14,13 @@ import { decodeJson, encodeJson } from "./key-codec.js";
 
 /*
  * The documents of the `checkpoints` capability. `_id`s are the JSON text of the record's key
- * (`[conversationId, namespace, …]`, one string per record). Every document carries its thread's
- * owners (never changing, so scoped filters need no join); a checkpoint also the `idKey`s of its sort key (code
- * point order on any server, see `idKey`) and the `_id`s of the channel values its versions name
- * (`valueIds`), which a read joins with `$lookup`; a write carries its checkpoint's `_id`.
+ * (`[conversationId, incarnation, namespace, …]`, one string per record). Every document carries
+ * its thread's owners (never changing, so scoped filters need no join) and the incarnation of the
+ * conversation it was written for (see `ConversationDoc.incarnation`): a document left by a put
+ * that raced the conversation's delete shares no key with a later conversation of that id. A
+ * checkpoint also carries the `idKey`s of its sort key (code point order on any server, see
+ * `idKey`) and the `_id`s of the channel values its versions name (`valueIds`), which a read joins
+ * with `$lookup`; a write carries its checkpoint's `_id`.
  */
 
 export interface CheckpointDoc {
@@ -30,6 +33,7 @@ export interface CheckpointDoc {
   namespaceKey: string;
   userId: string;
   tenantId: string | null;
+  incarnation: string;
   parentId: string | null;
   type: string;
   checkpoint: Binary;
@@ -43,6 +47,7 @@ export interface CheckpointValueDoc {
   conversationId: string;
   userId: string;
   tenantId: string | null;
+  incarnation: string;
   namespace: string;
   channel: string;
   version: string;
@@ -57,6 +62,7 @@ export interface CheckpointWriteDoc {
   conversationId: string;
   userId: string;
   tenantId: string | null;
+  incarnation: string;
   namespace: string;
   taskId: string;
   taskPath: string;
@@ -68,44 +74,43 @@ export interface CheckpointWriteDoc {
 
 const key = (...parts: (string | number)[]) => JSON.stringify(parts);
 
-export const checkpointKey = (conversationId: string, namespace: string, id: string) =>
-  key(conversationId, namespace, id);
+const checkpointKey = (owner: ThreadOwner, conversationId: string, namespace: string, id: string) =>
+  key(conversationId, owner.incarnation, namespace, id);
 
-const valueKey = (conversationId: string, namespace: string, channel: string, version: string) =>
-  key(conversationId, namespace, channel, version);
+const valueKey = (owner: ThreadOwner, c: CheckpointRecord, channel: string, version: string) =>
+  key(c.conversationId, owner.incarnation, c.namespace, channel, version);
 
 const binary = (v: SerializedValue) => new Binary(v.data);
 
 /** A checkpoint document; `owner` is its conversation's. */
 export function checkpointDoc(c: CheckpointRecord, owner: ThreadOwner): CheckpointDoc {
   return {
-    _id: checkpointKey(c.conversationId, c.namespace, c.id),
+    _id: checkpointKey(owner, c.conversationId, c.namespace, c.id),
     conversationId: c.conversationId,
     namespace: c.namespace,
     id: c.id,
     idKey: idKey(c.id),
     conversationKey: idKey(c.conversationId),
     namespaceKey: idKey(c.namespace),
-    userId: owner.userId,
-    tenantId: owner.tenantId,
+    ...owner,
     parentId: c.parentId,
     type: c.checkpoint.type,
     checkpoint: binary(c.checkpoint),
     channelVersions: encodeJson(c.channelVersions, 2) as Record<string, unknown>,
     metadata: encodeJson(c.metadata, 2) as Record<string, unknown>,
     valueIds: Object.entries(c.channelVersions).map(([channel, version]) =>
-      valueKey(c.conversationId, c.namespace, channel, version),
+      valueKey(owner, c, channel, version),
     ),
   };
 }
 
-/** The owners of a thread, as its documents carry them. */
-export type ThreadOwner = { userId: string; tenantId: string | null };
+/** The owners and the conversation incarnation of a thread, as its documents carry them. */
+export type ThreadOwner = { userId: string; tenantId: string | null; incarnation: string };
 
 /** The value documents of a checkpoint's new channel values. */
 export function valueDocs(c: CheckpointRecord, owner: ThreadOwner): CheckpointValueDoc[] {
   return c.values.map((v) => ({
-    _id: valueKey(c.conversationId, c.namespace, v.channel, v.version),
+    _id: valueKey(owner, c, v.channel, v.version),
     conversationId: c.conversationId,
     ...owner,
     namespace: c.namespace,
@@ -118,9 +123,9 @@ export function valueDocs(c: CheckpointRecord, owner: ThreadOwner): CheckpointVa
 
 /** The write documents of one task's writes. */
 export function writeDocs(w: CheckpointWritesRecord, owner: ThreadOwner): CheckpointWriteDoc[] {
-  const checkpoint = checkpointKey(w.conversationId, w.namespace, w.checkpointId);
+  const checkpoint = checkpointKey(owner, w.conversationId, w.namespace, w.checkpointId);
   return w.writes.map((x) => ({
-    _id: key(w.conversationId, w.namespace, w.checkpointId, w.taskId, x.idx),
+    _id: key(w.conversationId, owner.incarnation, w.namespace, w.checkpointId, w.taskId, x.idx),
     checkpoint,
     conversationId: w.conversationId,
     ...owner,

@@ -2,6 +2,7 @@ import type { ClientSession, Collection, Db, IndexDescription, MongoClient } fro
 import type { CheckpointDoc, CheckpointValueDoc, CheckpointWriteDoc } from "./checkpoint-docs.js";
 import type { ConversationDoc, MessageDoc, TurnTraceDoc } from "./documents.js";
 import { backfillEmbeddingQueue, PENDING_INDEX, predatesEmbeddingQueue } from "./queue-backfill.js";
+import { runTransaction, type TransactionOptions } from "./transaction-loop.js";
 
 /** Collection names. */
 export const COLLECTIONS = {
@@ -34,6 +35,8 @@ export const INDEXES: { [K in keyof typeof COLLECTIONS]: IndexDescription[] } = 
     { name: "conversations_id", key: { idKey: 1 } },
     // listConversations({ tenantId }) and forTenant(…) lists without a user: a tenant's by id.
     { name: "conversations_tenant_id", key: { tenantId: 1, idKey: 1 } },
+    // Checkpoint reads join a checkpoint to the conversation incarnation it was written for.
+    { name: "conversations_incarnation", key: { incarnation: 1 } },
     // purgeDeleted: the soft-deleted ones only (partial, as small as what awaits purging).
     {
       name: "conversations_deleted",
@@ -169,19 +172,16 @@ export async function ensureIndexes(db: Db): Promise<void> {
 }
 
 /**
- * Runs `work` in a transaction (the driver retries transient conflicts) and resolves to its
- * result. Only call when `ctx.transactions`.
+ * Runs `work` in a transaction and resolves to its result; a transient conflict runs it again,
+ * a bounded number of times with backoff (see `runTransaction`). Only call when
+ * `ctx.transactions`.
  */
-export async function inTransaction<T>(
+export function inTransaction<T>(
   ctx: MongoContext,
   work: (session: ClientSession) => Promise<T>,
+  options?: TransactionOptions,
 ): Promise<T> {
-  const session = ctx.client.startSession();
-  try {
-    return await session.withTransaction(() => work(session));
-  } finally {
-    await session.endSession();
-  }
+  return runTransaction(ctx.client, work, options);
 }
 
 /**
@@ -191,6 +191,7 @@ export async function inTransaction<T>(
 export function atomically<T>(
   ctx: MongoContext,
   work: (session: ClientSession | undefined) => Promise<T>,
+  options?: TransactionOptions,
 ): Promise<T> {
-  return ctx.transactions ? inTransaction(ctx, work) : work(undefined);
+  return ctx.transactions ? inTransaction(ctx, work, options) : work(undefined);
 }

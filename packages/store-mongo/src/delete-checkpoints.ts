@@ -21,13 +21,19 @@ export function deleteCheckpoints(
 }
 
 /**
- * Deletes the checkpoint documents matching `where` (threads, and their owners: every checkpoint
- * document carries them): the checkpoints first, so a reader never sees one without its values
- * when the deletes commit one by one.
+ * Deletes the checkpoint documents matching `where` (threads, and their owners or incarnation:
+ * every checkpoint document carries them): the checkpoints first, so a reader never sees one
+ * without its values when the deletes commit one by one.
  */
 export async function deleteThreadCheckpoints(
   ctx: MongoContext,
-  where: { conversationId: string | { $in: string[] }; userId?: string; tenantId?: string },
+  where: {
+    conversationId: string | { $in: string[] };
+    userId?: string;
+    tenantId?: string;
+    /** `{ $exists: false }` for documents written before conversations had incarnations. */
+    incarnation?: string | { $exists: false };
+  },
   o: { session?: ClientSession },
 ): Promise<void> {
   await ctx.checkpoints.deleteMany(where, o);

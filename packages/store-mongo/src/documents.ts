@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type Conversation,
   type ConversationRecord,
@@ -60,7 +61,18 @@ export type ConversationDoc = Omit<ConversationRecord, "id" | "metadata"> & {
    * of conversations without checkpoints send no command for them.
    */
   hasCheckpoints?: boolean;
+  /**
+   * Which life of the id this document is: a random value set when the document is inserted
+   * ({@link newIncarnation}; by the first checkpoint write for a document inserted without one).
+   * Checkpoint documents carry the incarnation they were written for, and reads join them on it:
+   * a put that lost a race with the conversation's delete (no transactions) leaves documents
+   * that no later conversation with that id reads.
+   */
+  incarnation?: string;
 };
+
+/** A new conversation incarnation (see `ConversationDoc.incarnation`). */
+export const newIncarnation = (): string => randomUUID();
 
 /**
  * A message document: the model's fields with `_id = id`, plus its receipt order `sequence` and,

@@ -37,15 +37,6 @@ export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
 }
 
-/**
- * True for a write conflict between transactions (code 112). MongoDB labels it a
- * `TransientTransactionError`, which the driver's `withTransaction` retries by itself; jongodb
- * reports one found at commit without the label, so a caller retries it as the same race.
- */
-export function isWriteConflict(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 112;
-}
-
 const SEQUENCE_INDEX_IN_MESSAGE = new RegExp(`index: ${SEQUENCE_INDEX}(?![\\w$])`);
 
 /**

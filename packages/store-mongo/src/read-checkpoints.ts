@@ -13,8 +13,11 @@ import { inScope } from "./queries.js";
 
 /*
  * Checkpoint reads: one aggregation each, which finds the checkpoints by their own fields (the
- * thread's owners are on them), drops those of a soft-deleted conversation (joined by
- * `$lookup`), and joins each one's channel values and pending writes.
+ * thread's owners are on them), joins the conversation incarnation each was written for (by
+ * `$lookup` on `incarnation`, unique per conversation document), drops those whose incarnation is
+ * gone or soft-deleted, and joins each one's channel values and pending writes. A checkpoint left
+ * by a put that raced its conversation's delete thus never shows under a later conversation with
+ * that id.
  */
 
 const ORDER = { idKey: -1, conversationKey: -1, namespaceKey: -1 } as const;
@@ -24,13 +27,13 @@ type Joined = CheckpointDoc & { values: CheckpointValueDoc[]; writes: Checkpoint
 /** The pipeline of the checkpoints matching `match`, newest first, at most `take`. */
 function pipeline(match: Document, take: number | null): Document[] {
   return [
-    { $match: match },
+    { $match: { ...match, incarnation: { $type: "string" } } },
     { $sort: ORDER },
     {
       $lookup: {
         from: COLLECTIONS.conversations,
-        localField: "conversationId",
-        foreignField: "_id",
+        localField: "incarnation",
+        foreignField: "incarnation",
         as: "thread",
       },
     },

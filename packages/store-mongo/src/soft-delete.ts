@@ -7,7 +7,8 @@ import { confirmLive } from "./live-confirmation.js";
 import { inScope } from "./queries.js";
 
 /*
- * Soft delete, restore and purge. Each runs in one transaction when the deployment has them.
+ * Soft delete, restore and purge. Each runs in one transaction when the deployment has them,
+ * except a conversation's soft delete, whose writes commit one by one everywhere (see there).
  * Each one's check is a condition of its first write (the conversation's, or for a message the
  * message's), so two of them on one document conflict in the server and one is retried: a
  * snapshot read cannot let a write slip between the check and the change. Without transactions
@@ -51,14 +52,19 @@ async function newestStamp(
  * collide, as the newest stamp read before the claim alone could not ensure (the message's stamp
  * can land between that read and the claim).
  */
-export function softDeleteConversation(
+export async function softDeleteConversation(
   ctx: MongoContext,
   id: string,
   scope: Scope,
   now: number,
 ): Promise<boolean> {
   const owners = inScope(scope);
-  return atomically(ctx, async (session) => {
+  // On every deployment its writes commit one by one, conversation first: the guarantee against
+  // a racing live write rests on single-document claims (the stamp above, and the writer's
+  // confirmation, `live-confirmation.ts`), which hold on any server, not on snapshot isolation
+  // between this and the writer (a snapshot taken before a message landed would miss it).
+  const session = undefined;
+  {
     const o = opts(session);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const conv = await ctx.conversations.findOne(
@@ -91,7 +97,7 @@ export function softDeleteConversation(
     throw new StorageError(
       `conversation ${JSON.stringify(id)}: a message of it was soft-deleted during every one of ${MAX_ATTEMPTS} attempts to soft-delete it`,
     );
-  });
+  }
 }
 
 const MAX_ATTEMPTS = 100;
@@ -169,8 +175,9 @@ async function announceStamp(
  * Clears the message's stamp and its trace's if deleted with it. The conversation must be live:
  * checked by an update of it (a sequence number is used up; gaps are harmless), so that a
  * concurrent soft delete of the conversation conflicts with this restore instead of missing it.
- * Without a transaction the check and the change are two writes, and the restore confirms the
- * conversation afterwards like a message write (`confirmLive`).
+ * The restore then confirms the conversation like a message write (`confirmLive`): without a
+ * transaction the check and the change are two writes, and the conversation's soft delete runs
+ * outside any transaction on every deployment.
  */
 export async function restoreMessage(
   ctx: MongoContext,
@@ -201,7 +208,7 @@ export async function restoreMessage(
     return m.conversationId;
   });
   if (conversationId === null) return false;
-  if (!ctx.transactions) await confirmLive(ctx, conversationId, [id]);
+  await confirmLive(ctx, conversationId, [id]);
   return true;
 }
 

@@ -7,7 +7,7 @@ import {
 import { ownerRefusal } from "@message-store/core/adapter";
 import type { MongoContext } from "./collections.js";
 import { assertConversationFits } from "./document-size.js";
-import { conversationFields } from "./documents.js";
+import { conversationFields, newIncarnation } from "./documents.js";
 import { isDuplicateKey } from "./errors.js";
 
 const MAX_ATTEMPTS = 100;
@@ -55,7 +55,7 @@ export async function upsertConversation(
         },
         {
           $set: { ...fields, lastActivityAt: updatedAt },
-          $setOnInsert: { lastMessageAt: null, lastSequence: 0 },
+          $setOnInsert: { lastMessageAt: null, lastSequence: 0, incarnation: newIncarnation() },
         },
         { upsert: true },
       );

@@ -3,7 +3,12 @@ import { checkSessionTimestamps } from "@message-store/core/adapter";
 import type { ClientSession } from "mongodb";
 import { atomically, type MongoContext } from "./collections.js";
 import { assertConversationFits, assertMessageFits } from "./document-size.js";
-import { type ConversationDoc, conversationFields, messageFields } from "./documents.js";
+import {
+  type ConversationDoc,
+  conversationFields,
+  messageFields,
+  newIncarnation,
+} from "./documents.js";
 import { isDuplicateKey } from "./errors.js";
 import { confirmLiveMessages } from "./live-confirmation.js";
 import { type MessageUpsert, upsertMessage } from "./message-ops.js";
@@ -45,7 +50,8 @@ import {
  *   by one (as `storeMessages`' do), and a claim whose upserts then fail (a race with a writer of
  *   the same ids, a lost connection) keeps the activity it set: never older than the truth. A
  *   soft delete of the conversation can run between the claim and the upserts, so the call then
- *   confirms the conversation live (`confirmLive`).
+ *   confirms the conversation live (`confirmLive`). So does it on a replica set, after the
+ *   commit: a conversation's soft delete is not a transaction there either.
  * - Replica set: the attempt runs in one transaction, so the conversation, the claim and the
  *   messages commit together or not at all. Its reads come from the transaction's snapshot, and
  *   the claim writes the conversation document: if another transaction wrote that document after
@@ -65,11 +71,15 @@ export async function writeSession(
   for (const m of messages) assertMessageFits(m, messageFields(m), ctx.maxDocumentBytes);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
-      const { messages: stored, fresh } = await atomically(ctx, (session) =>
-        attemptSession(ctx, session, request),
+      // An attempt that committed reads its messages as stored and claims nothing: idempotent.
+      const { messages: stored, fresh } = await atomically(
+        ctx,
+        (session) => attemptSession(ctx, session, request),
+        { idempotent: true },
       );
-      // Without a transaction the claim and the upserts are separate writes (see `confirmLive`).
-      if (!ctx.transactions && fresh) await confirmLiveMessages(ctx, stored);
+      // Without a transaction the claim and the upserts are separate writes (see `confirmLive`);
+      // with one, a soft delete (not transactional) may still have read before the commit.
+      if (fresh) await confirmLiveMessages(ctx, stored);
       return stored;
     } catch (error) {
       if (!(error instanceof Contended)) throw error;
@@ -217,6 +227,7 @@ async function claim(
       lastMessageAt: newest,
       lastActivityAt: Math.max(record.updatedAt, newest ?? record.updatedAt),
       lastSequence: k,
+      incarnation: newIncarnation(),
     };
     try {
       await ctx.conversations.insertOne(doc, o);

@@ -96,8 +96,9 @@ export async function attemptTraces(
   let refused: IntegrityError | null = null;
   for (const t of input) {
     const rule = traceRule(t, messages.get(t.messageId), traced.get(t.messageId));
-    refused =
-      rule === MISPLACED ? await misplaced(ctx, session, t, messages.get(t.messageId)) : rule;
+    if (rule === MISPLACED) refused = await misplaced(ctx, session, t, messages.get(t.messageId));
+    else if (rule)
+      refused = (await foreignTraceId(ctx, session, t, messages.get(t.messageId)!)) ?? rule;
     if (refused) break;
     const m = messages.get(t.messageId)!;
     traced.set(t.messageId, t.id);
@@ -175,6 +176,32 @@ async function misplaced(
   }
   return new IntegrityError(
     `turn trace ${q(t.id)}: message ${q(t.messageId)} belongs to conversation ${q(m.conversationId)}, not ${q(t.conversationId)}`,
+  );
+}
+
+/**
+ * The owner refusal of a trace whose id is stored under another owner, or `null`: read when `t`
+ * breaks a later rule (soft delete, one trace per message), since ownership is checked first and
+ * a view must not learn of that rule instead of "does not exist". `t`'s owners are `m`'s.
+ */
+async function foreignTraceId(
+  ctx: MongoContext,
+  session: ClientSession | undefined,
+  t: TurnTrace,
+  m: MessageOwner,
+): Promise<IntegrityError | null> {
+  const stored = await ctx.traces.findOne(
+    { _id: t.id },
+    { ...(session ? { session } : {}), projection: { messageId: 1, userId: 1, tenantId: 1 } },
+  );
+  if (!stored || stored.messageId === t.messageId) return null;
+  const owner = (r: { userId?: string | null; tenantId?: string | null }) =>
+    q([r.userId ?? null, r.tenantId ?? null]);
+  if (owner(stored) === owner(m)) return null;
+  return ownerRefusal(
+    `turn trace ${q(t.id)} belongs to message ${q(stored.messageId)}; a trace cannot move to another message`,
+    "turn trace",
+    t.id,
   );
 }
 

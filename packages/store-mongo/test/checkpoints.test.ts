@@ -95,9 +95,9 @@ describe.each([
   { name: "replica set (transactions)", standalone: false },
   { name: "standalone (no transactions)", standalone: true },
 ])("checkpoint commands: $name", ({ standalone }) => {
-  it("a read is one aggregation; a put of a known thread a find and two writes", async () => {
+  it("a read is one aggregation; a put of a known thread a find and two writes, then a find that its conversation is still there", async () => {
     const f = await openFixture({ standalone });
-    const commit = standalone ? [] : ["commitTransaction"];
+    const commit = standalone ? ["find"] : ["commitTransaction", "find"];
     await thread(f.store, "t");
     expect(await f.commandsOf(() => f.store.getCheckpoint("t"))).toEqual(["aggregate"]);
     expect(await f.commandsOf(() => f.store.listCheckpoints({ conversationId: "t" }))).toEqual([

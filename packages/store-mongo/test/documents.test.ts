@@ -88,6 +88,8 @@ describe("document layout, derived from core's field tables", () => {
       "lastActivityAt",
       "lastMessageAt",
       "lastSequence",
+      // Which life of the id this document is (checkpoints are bound to it).
+      "incarnation",
       // Counts the live writes that confirmed the conversation live after landing.
       "confirmedWrites",
     ]);

@@ -149,8 +149,8 @@ describe.each([
     expect(commands).toEqual(tx ? ["find", "update", "commitTransaction"] : ["find", "update"]);
   });
 
-  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions (the confirmation without)", async () => {
-    const commit = tx ? ["commitTransaction"] : ["update"];
+  it("storeSessionMessages: two finds, the claim on the conversation and one update, plus the commit with transactions, then the confirmation", async () => {
+    const commit = tx ? ["commitTransaction", "update"] : ["update"];
     const turns = [
       { id: "st-1", role: "user" as const, content: "a" },
       { id: "st-2", role: "assistant" as const, content: "b" },
@@ -168,7 +168,7 @@ describe.each([
     const retried = await f.commandsOf(() =>
       f.store.storeSessionMessages("c-session", turns, { userId: "user-1" }),
     );
-    expect(retried).toEqual(["find", "find", "update", ...(tx ? commit : [])]);
+    expect(retried).toEqual(["find", "find", "update", ...(tx ? ["commitTransaction"] : [])]);
   });
 
   it("soft delete, restore, deleteMessage and purge: a fixed number each, plus the commit with transactions", async () => {
@@ -184,16 +184,17 @@ describe.each([
       "update",
       ...commit,
     ]);
-    // Without a transaction the restore confirms the conversation live afterwards.
+    // The restore confirms the conversation live afterwards.
     expect(await f.commandsOf(() => f.store.restoreMessage("m-s1"))).toEqual([
       "find",
       "update",
       "update",
       "update",
-      ...(tx ? commit : ["update"]),
+      ...commit,
+      "update",
     ]);
     // A read of the conversation (its stamp floor), two of the newest stamp among its records,
-    // then three updates.
+    // then three updates, each committing on its own (no transaction on any deployment).
     expect(await f.commandsOf(() => f.store.softDeleteConversation("c-soft"))).toEqual([
       "find",
       "find",
@@ -201,7 +202,6 @@ describe.each([
       "update",
       "update",
       "update",
-      ...commit,
     ]);
     expect(await f.commandsOf(() => f.store.restoreConversation("c-soft"))).toEqual([
       "findAndModify",
@@ -245,7 +245,7 @@ describe.each([
     expect(await f.commandsOf(search)).toEqual(["find", "aggregate"]);
   });
 
-  it("deleteConversation: one find and three deletes (six with checkpoints), plus the commit with transactions", async () => {
+  it("deleteConversation: one find and three deletes (six with checkpoints, and three after the commit), plus the commit with transactions", async () => {
     const commit = tx ? ["commitTransaction"] : [];
     await f.store.storeConversation(conv("c-del"));
     await f.store.storeMessage(msg("m-del", "c-del", 1));
@@ -259,7 +259,14 @@ describe.each([
       { userId: "u1" },
     );
     const thread = await f.commandsOf(() => f.store.deleteConversation("c-thread"));
-    expect(thread).toEqual(["find", ...Array(6).fill("delete"), ...commit]);
+    expect(thread).toEqual([
+      "find",
+      ...Array(6).fill("delete"),
+      ...commit,
+      "delete",
+      "delete",
+      "delete",
+    ]);
   });
 
   it("deleteUserData: one find and three deletes, plus the commit with transactions", async () => {

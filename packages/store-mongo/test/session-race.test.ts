@@ -111,3 +111,38 @@ describe.each([
     expect(await transcript(a, "s")).toEqual(idsOf(first));
   });
 });
+
+/**
+ * On jongodb's replica set, a commit that conflicts with a concurrent transaction is sometimes
+ * answered by closing the connection (MongoDB reports a `WriteConflict`), and the server keeps
+ * that session's transaction open. The driver's `withTransaction` retried such a commit at once
+ * for up to 120 s, so a racing call spun until `operation_timeout_ms` and ended
+ * `OUTCOME_UNKNOWN`. The store's own transaction loop bounds those retries with backoff and runs
+ * an idempotent session write again on a new session: every racing call settles quickly. What
+ * this server's transactions cannot show (each call's turns contiguous) is left to the real
+ * server above.
+ */
+describe.runIf(!inject("externalMongo"))("storeSessionMessages races: jongodb replica set", () => {
+  it(`${ROUNDS} rounds of two concurrent 3-turn calls each settle well within operation_timeout_ms, none failing`, async () => {
+    const f = await openFixture({ standalone: false });
+    const client = new MongoClient(f.uri, { serverSelectionTimeoutMS: 10_000 });
+    clients.push(client);
+    const config = { client, db: f.dbName, operation_timeout_ms: 30_000 };
+    const b = await MongoMessageStore.open(config);
+    const slowest: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const session = `sess-${round}`;
+      const owner = { userId: "u" };
+      if (round > 0) await f.store.storeSessionMessages(session, turns(`${round}-seed`), owner);
+      const started = Date.now();
+      const settled = await Promise.allSettled([
+        f.store.storeSessionMessages(session, turns(`${round}-a`), owner),
+        b.storeSessionMessages(session, turns(`${round}-b`), owner),
+      ]);
+      slowest.push(Date.now() - started);
+      const failed = settled.filter((r) => r.status === "rejected").map((r) => String(r.reason));
+      expect(failed, `round ${round}`).toEqual([]);
+    }
+    expect(Math.max(...slowest), `round times ${slowest.join(", ")} ms`).toBeLessThan(10_000);
+  });
+});

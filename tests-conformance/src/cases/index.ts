@@ -11,6 +11,7 @@ import { ownersHoldEverywhere } from "./ownership-cases.js";
 import { sessionEndOfTime, sessionRace, sessionRetry } from "./session-cases.js";
 import { purgeBeforeExclusive, softDeleteStampBumped } from "./soft-delete-cases.js";
 import { traceBatchStopsAtRefusal } from "./trace-batch-cases.js";
+import { traceOwnerFirst, viewTraceForeignMessage } from "./trace-owner-cases.js";
 import {
   activityForwardByUpsert,
   embeddingRemovedByUpsert,
@@ -38,6 +39,8 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   purgeBeforeExclusive,
   softDeleteStampBumped,
   traceBatchStopsAtRefusal,
+  traceOwnerFirst,
+  viewTraceForeignMessage,
   pendingEmbeddingsTenant,
   sessionRace,
   sessionRetry,
