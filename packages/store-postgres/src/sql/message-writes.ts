@@ -7,10 +7,10 @@ import { conflictTarget } from "./trace-function.js";
 
 /**
  * The default layout's message writes (`storeMessages`, `storeSessionMessages`, and the messages
- * of a checkpoint put): `ms_write_message` (one
- * message, a typed parameter per column) and `ms_write_messages` (a batch, read once with
- * `jsonb_to_recordset`), each one upsert for all of its messages. The partitioned layout's
- * `ms_write_messages` (`partitioned-writes.ts`) is this upsert with the id claims of its lookups.
+ * of a checkpoint put): `ms_write_message` (one message, a typed parameter per column) and
+ * `ms_write_messages` (a batch, read once with `jsonb_to_recordset`), each one upsert for all of
+ * its messages. The partitioned layout's `ms_write_messages` (`partitioned-writes.ts`) is this
+ * upsert with the id claims of its lookups.
  * They keep every rule and raise the same refusals (`ms_refuse`, mapped in `refusals.ts`):
  *
  * - the conversations are locked (one message: by the update of its `last_message_at`; a batch:
