@@ -14,6 +14,7 @@ import { withBridgeMetadata } from "./bridge-metadata.js";
 import { modelMessageFields } from "./from-model-messages.js";
 import { toJson } from "./json-value.js";
 import { type ModelCallResult, responseMessagesOf } from "./model-call-result.js";
+import { checkedModelMessages } from "./model-message-input.js";
 import { modelMessagesOf, type SystemMessages } from "./model-window.js";
 import type { StepUsageLike } from "./turn-trace.js";
 import { writeTurnTrace } from "./write-trace.js";
@@ -80,8 +81,10 @@ function modelTurns(messages: readonly ModelMessage[]): SessionTurn[] {
  * `result`), a turn trace with the steps' tokens, models and latencies is stored on the last
  * assistant message, under `agentId` (default `"ai-sdk"`).
  *
- * Throws `NotFoundError` when the conversation belongs to another user, and the store's errors
- * (`ValidationError`, `ConnectionError`, …); on a throw no message of the turn is stored.
+ * Throws `ValidationError` when one of `messages` is not a `ModelMessage` (an unknown role, a
+ * content of the wrong type: checked before anything is written), `NotFoundError` when the
+ * conversation belongs to another user, and the store's errors (`ValidationError`,
+ * `ConnectionError`, …); on a throw no message of the turn is stored.
  */
 export async function saveModelMessages(
   store: MessageStoreApi,
@@ -89,7 +92,10 @@ export async function saveModelMessages(
 ): Promise<SavedTurn> {
   const { conversationId, userId, result } = options;
   const view = ownerView(store, options);
-  const all = [...(options.messages ?? []), ...(result ? await responseMessagesOf(result) : [])];
+  const all = [
+    ...checkedModelMessages(options.messages ?? []),
+    ...(result ? await responseMessagesOf(result) : []),
+  ];
   const turns = modelTurns(all);
   const messages =
     turns.length === 0

@@ -1,4 +1,9 @@
-import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import {
+  newId,
+  toModelMessages,
+  toOpenAIChatMessages,
+  type ValidationError,
+} from "@message-store/core";
 import { useBridgeStore } from "@message-store/test-servers/bridge";
 import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
@@ -191,5 +196,39 @@ describe.each(BACKENDS)("streamText turns on %s", (backend) => {
       }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await store.getImmediateContext(conversationId, 10)).toHaveLength(2);
+  });
+
+  it("refuses a message that is not a ModelMessage with a ValidationError and stores nothing of the turn", async () => {
+    const { store } = ctx;
+    const conversationId = newId();
+    const bad = [
+      { message: { role: "robot", content: "beep" }, field: "role", says: /role must be one of/ },
+      { message: { role: "user", content: 42 }, field: "content", says: /must be a string/ },
+      { message: { role: "system", content: [] }, field: "content", says: /must be a string/ },
+      { message: { role: "tool", content: "done" }, field: "content", says: /array of parts/ },
+      { message: null, field: undefined, says: /expected an object/ },
+    ];
+    for (const { message, field, says } of bad) {
+      const attempt = saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: "first" }, message as unknown as ModelMessage],
+      });
+      await expect(attempt).rejects.toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringMatching(says),
+      });
+      const error = (await attempt.catch((e: unknown) => e)) as ValidationError;
+      expect(error.issues[0]!.path).toEqual(field ? ["messages", 1, field] : ["messages", 1]);
+    }
+    // A part that is not a typed object is refused too.
+    await expect(
+      saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: ["hi"] } as unknown as ModelMessage],
+      }),
+    ).rejects.toMatchObject({ code: "VALIDATION" });
+    expect(await store.getConversation(conversationId)).toBeNull();
   });
 });
