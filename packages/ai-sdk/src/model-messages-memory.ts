@@ -1,9 +1,11 @@
 import {
   type CompressInput,
   type ConversationOwner,
+  callPricer,
   type JsonObject,
   type Message,
   type MessageStoreApi,
+  type ModelPricing,
   newId,
   type ReplayOptions,
   type SessionTurn,
@@ -33,6 +35,11 @@ export interface SaveModelMessagesOptions extends ConversationOwner {
   steps?: readonly StepUsageLike[];
   /** Wall-clock start of the turn (epoch ms), for latency on ai 5 and 6. */
   startedAt?: number;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the trace's LLM calls get their `costUsd`
+   * from it. Without it costs stay unknown (null), never $0.
+   */
+  pricing?: ModelPricing;
 }
 
 /** What a turn became in the store. */
@@ -91,6 +98,7 @@ export async function saveModelMessages(
   options: SaveModelMessagesOptions,
 ): Promise<SavedTurn> {
   const { conversationId, userId, result } = options;
+  callPricer(options.pricing); // an invalid map is refused before anything is stored
   const view = ownerView(store, options);
   const all = [
     ...checkedModelMessages(options.messages ?? []),
@@ -114,7 +122,7 @@ export async function saveModelMessages(
           view,
           { conversationId, messageId: ender.id, agentId: options.agentId ?? "ai-sdk", userId },
           steps,
-          { startedAt: options.startedAt },
+          { startedAt: options.startedAt, pricing: options.pricing },
         )
       : null;
   return { messages, trace };

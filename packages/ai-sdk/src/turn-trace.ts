@@ -1,4 +1,10 @@
-import type { JsonObject, LLMCallRecordInput, TurnTraceInput } from "@message-store/core";
+import {
+  type JsonObject,
+  type LLMCallRecordInput,
+  type ModelPricing,
+  priceLLMCalls,
+  type TurnTraceInput,
+} from "@message-store/core";
 
 /**
  * The part of an AI SDK `StepResult` a trace reads. Structural, so `steps` of `generateText` and
@@ -19,6 +25,8 @@ export interface TurnTraceOptions {
   /** Wall-clock start of the turn (epoch ms); needed for latency on ai 5 and 6. */
   startedAt?: number;
   metadata?: JsonObject;
+  /** Per-token prices by model: each call's `costUsd` is filled from them (else it stays null). */
+  pricing?: ModelPricing;
 }
 
 /** What a turn's steps say about its cost: the usage part of a `TurnTraceInput`. */
@@ -32,7 +40,9 @@ export type StepUsage = Pick<TurnTraceInput, "totalTokens" | "totalLatencyMs" | 
  * Latency: ai 7 measures each step (`performance.responseTimeMs`; the turn's total is the sum of
  * `stepTimeMs`, tool runs included). ai 5 and 6 do not, so with `startedAt` the turn's total is
  * the wall-clock time since then and each call is given an equal share of it; without
- * `startedAt` latencies are 0. Pure; never throws.
+ * `startedAt` latencies are 0. With `pricing`, each call's `costUsd` is its model's price (core's
+ * `priceLLMCalls`); without it, or for a model it does not list, `costUsd` is left unset (unknown,
+ * not $0). Pure; throws `ValidationError` only for an invalid `pricing`.
  */
 export function stepUsage(
   steps: readonly StepUsageLike[],
@@ -45,7 +55,7 @@ export function stepUsage(
       ? Math.max(0, Date.now() - options.startedAt)
       : 0;
   const share = steps.length > 0 ? totalLatencyMs / steps.length : 0;
-  const llmCalls: LLMCallRecordInput[] = steps.map((s) => ({
+  const calls: LLMCallRecordInput[] = steps.map((s) => ({
     purpose: "agent_loop",
     model: s.response?.modelId || s.model?.modelId || "unknown",
     promptTokens: s.usage.inputTokens ?? 0,
@@ -57,5 +67,5 @@ export function stepUsage(
       sum + (s.usage.totalTokens ?? (s.usage.inputTokens ?? 0) + (s.usage.outputTokens ?? 0)),
     0,
   );
-  return { totalTokens, totalLatencyMs, llmCalls };
+  return { totalTokens, totalLatencyMs, llmCalls: priceLLMCalls(calls, options.pricing) };
 }

@@ -198,6 +198,41 @@ describe.each(BACKENDS)("streamText turns on %s", (backend) => {
     expect(await store.getImmediateContext(conversationId, 10)).toHaveLength(2);
   });
 
+  it("prices the trace's calls from the pricing map; without one the cost stays unknown", async () => {
+    const { store } = ctx;
+    const steps = [
+      {
+        usage: { inputTokens: 1000, outputTokens: 500 },
+        response: { modelId: "gpt-4.1-2025-04-14" },
+      },
+    ];
+    const turn = (pricing?: { [model: string]: { input: number; output: number } }) =>
+      saveModelMessages(store, {
+        conversationId: newId(),
+        userId: "u1",
+        messages: [
+          { role: "user", content: "Sky?" },
+          { role: "assistant", content: "Blue." },
+        ],
+        steps,
+        ...(pricing ? { pricing } : {}),
+      });
+    const priced = await turn({ "gpt-4.1": { input: 2e-6, output: 8e-6 } });
+    expect(priced.trace!.llmCalls.map((c) => c.costUsd)).toEqual([0.006]);
+    const unpriced = await turn();
+    expect(unpriced.trace!.llmCalls.map((c) => c.costUsd)).toEqual([null]);
+    const conversationId = newId();
+    await expect(
+      saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: "Sky?" }],
+        pricing: { "gpt-4.1": { input: -1, output: 0 } },
+      }),
+    ).rejects.toMatchObject({ code: "VALIDATION" });
+    expect(await store.getConversation(conversationId)).toBeNull(); // refused before any write
+  });
+
   it("refuses a message that is not a ModelMessage with a ValidationError and stores nothing of the turn", async () => {
     const { store } = ctx;
     const conversationId = newId();
