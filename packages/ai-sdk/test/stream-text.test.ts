@@ -80,6 +80,16 @@ describe.each(BACKENDS)("streamText turns on %s", (backend) => {
         { purpose: "agent_loop", model: "mock-model", promptTokens: 60, completionTokens: 9 },
       ],
     });
+    // The tool the SDK ran is a tool run of the turn, with its output.
+    expect(saved.trace!.toolTraces).toMatchObject([
+      {
+        toolName: "weather",
+        finalData: { city: "Paris", sky: "sunny", temp: 21 },
+        outputBytes: JSON.stringify({ city: "Paris", sky: "sunny", temp: 21 }).length,
+      },
+    ]);
+    if (AI_MAJOR >= 7) expect(saved.trace!.toolTraces[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    else expect(saved.trace!.toolTraces[0]!.durationMs).toBeNull();
     expect(saved.trace!.totalLatencyMs).toBeGreaterThan(0);
     expect(saved.trace!.llmCalls.every((c) => c.latencyMs > 0)).toBe(true);
     if (AI_MAJOR >= 7) {
