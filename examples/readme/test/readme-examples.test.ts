@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const readme = readFileSync(join(here, "../../../README.md"), "utf8");
@@ -12,6 +12,12 @@ const blocks = [...section.matchAll(/### (.+)\n[\s\S]*?```ts\n([\s\S]*?)```/g)].
 }));
 const workDir = join(here, "../.tmp");
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+// The first import of the Vercel AI SDK and the store packages costs seconds on a loaded machine:
+// it is paid here, not inside the first example that imports them.
+beforeAll(async () => {
+  await Promise.all([import("ai"), import("@message-store/core"), import("@message-store/json")]);
+});
 
 /**
  * Turns a README block into a module: its imports on top, its body inside a run function. What

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { describeMessageStoreConformance } from "@message-store/conformance";
 import { MessageStore } from "@message-store/core";
 import { createClient } from "redis";
+import { inject } from "vitest";
 import "../src/index.js";
 
-// A real Redis server: MESSAGE_STORE_REDIS_URL, or the one on this machine. No server, no pass.
-const url = process.env.MESSAGE_STORE_REDIS_URL ?? "redis://127.0.0.1:6379";
+// A real Redis server: a throwaway one the global setup started, or MESSAGE_STORE_REDIS_URL.
+const url = inject("redisUrl");
 // A prefix of its own per run, so a shared server is safe.
 const prefix = `ms-conformance-${randomBytes(4).toString("hex")}`;
 

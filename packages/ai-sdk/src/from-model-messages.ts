@@ -9,6 +9,7 @@ import {
 import type { ModelMessage } from "ai";
 import { withBridgeMetadata } from "./bridge-metadata.js";
 import { isJsonObject, toJson } from "./json-value.js";
+import { assertModelMessages } from "./model-message-input.js";
 
 /** Where converted messages go and how they are stamped. */
 export interface FromModelMessagesOptions {
@@ -85,12 +86,14 @@ export function modelMessageFields(message: ModelMessage): ModelMessageFields[] 
  *   core's "unavailable" placeholder is a replay artefact, not a result, and is skipped.
  *
  * `saveModelMessages` also keeps each `ModelMessage` itself, so that `loadModelMessages` gives it
- * back exactly. Throws `ValidationError` only for values JSON cannot hold.
+ * back exactly. Throws `ValidationError` for a message that is not a `ModelMessage` (an unknown
+ * role, a content of the wrong type) and for values JSON cannot hold.
  */
 export function fromModelMessages(
   messages: readonly ModelMessage[],
   options: FromModelMessagesOptions,
 ): MessageInput[] {
+  assertModelMessages(messages);
   const timestamp = options.timestamp ?? Date.now();
   const fields = messages.flatMap(modelMessageFields);
   return fields.map(({ providerExecuted, ...message }, i) => {

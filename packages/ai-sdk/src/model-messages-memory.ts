@@ -1,9 +1,11 @@
 import {
   type CompressInput,
   type ConversationOwner,
+  callPricer,
   type JsonObject,
   type Message,
   type MessageStoreApi,
+  type ModelPricing,
   newId,
   type ReplayOptions,
   type SessionTurn,
@@ -14,6 +16,7 @@ import { withBridgeMetadata } from "./bridge-metadata.js";
 import { modelMessageFields } from "./from-model-messages.js";
 import { toJson } from "./json-value.js";
 import { type ModelCallResult, responseMessagesOf } from "./model-call-result.js";
+import { checkedModelMessages } from "./model-message-input.js";
 import { modelMessagesOf, type SystemMessages } from "./model-window.js";
 import type { StepUsageLike } from "./turn-trace.js";
 import { writeTurnTrace } from "./write-trace.js";
@@ -32,6 +35,11 @@ export interface SaveModelMessagesOptions extends ConversationOwner {
   steps?: readonly StepUsageLike[];
   /** Wall-clock start of the turn (epoch ms), for latency on ai 5 and 6. */
   startedAt?: number;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the trace's LLM calls get their `costUsd`
+   * from it. Without it costs stay unknown (null), never $0.
+   */
+  pricing?: ModelPricing;
 }
 
 /** What a turn became in the store. */
@@ -80,16 +88,22 @@ function modelTurns(messages: readonly ModelMessage[]): SessionTurn[] {
  * `result`), a turn trace with the steps' tokens, models and latencies is stored on the last
  * assistant message, under `agentId` (default `"ai-sdk"`).
  *
- * Throws `NotFoundError` when the conversation belongs to another user, and the store's errors
- * (`ValidationError`, `ConnectionError`, …); on a throw no message of the turn is stored.
+ * Throws `ValidationError` when one of `messages` is not a `ModelMessage` (an unknown role, a
+ * content of the wrong type: checked before anything is written), `NotFoundError` when the
+ * conversation belongs to another user, and the store's errors (`ValidationError`,
+ * `ConnectionError`, …); on a throw no message of the turn is stored.
  */
 export async function saveModelMessages(
   store: MessageStoreApi,
   options: SaveModelMessagesOptions,
 ): Promise<SavedTurn> {
   const { conversationId, userId, result } = options;
+  callPricer(options.pricing); // an invalid map is refused before anything is stored
   const view = ownerView(store, options);
-  const all = [...(options.messages ?? []), ...(result ? await responseMessagesOf(result) : [])];
+  const all = [
+    ...checkedModelMessages(options.messages ?? []),
+    ...(result ? await responseMessagesOf(result) : []),
+  ];
   const turns = modelTurns(all);
   const messages =
     turns.length === 0
@@ -108,7 +122,7 @@ export async function saveModelMessages(
           view,
           { conversationId, messageId: ender.id, agentId: options.agentId ?? "ai-sdk", userId },
           steps,
-          { startedAt: options.startedAt },
+          { startedAt: options.startedAt, pricing: options.pricing },
         )
       : null;
   return { messages, trace };

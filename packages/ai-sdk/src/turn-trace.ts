@@ -1,4 +1,12 @@
-import type { JsonObject, LLMCallRecordInput, TurnTraceInput } from "@message-store/core";
+import {
+  type JsonObject,
+  type LLMCallRecordInput,
+  type ModelPricing,
+  priceLLMCalls,
+  type ToolTraceInput,
+  type TurnTraceInput,
+} from "@message-store/core";
+import { toJson } from "./json-value.js";
 
 /**
  * The part of an AI SDK `StepResult` a trace reads. Structural, so `steps` of `generateText` and
@@ -12,6 +20,8 @@ export interface StepUsageLike {
   response?: { modelId?: string; timestamp?: Date };
   /** ai 7+: measured timings of the step. */
   performance?: { responseTimeMs: number; stepTimeMs: number };
+  /** The tools the SDK ran after the step's model response, with their outputs. */
+  toolResults?: readonly { toolName: string; output?: unknown }[];
 }
 
 /** Trace fields not derived from the steps. */
@@ -19,10 +29,15 @@ export interface TurnTraceOptions {
   /** Wall-clock start of the turn (epoch ms); needed for latency on ai 5 and 6. */
   startedAt?: number;
   metadata?: JsonObject;
+  /** Per-token prices by model: each call's `costUsd` is filled from them (else it stays null). */
+  pricing?: ModelPricing;
 }
 
 /** What a turn's steps say about its cost: the usage part of a `TurnTraceInput`. */
-export type StepUsage = Pick<TurnTraceInput, "totalTokens" | "totalLatencyMs" | "llmCalls">;
+export type StepUsage = Pick<
+  TurnTraceInput,
+  "totalTokens" | "totalLatencyMs" | "llmCalls" | "toolTraces"
+>;
 
 /**
  * Token and latency totals of a turn from its steps: one `agent_loop` LLM call per step, with the
@@ -32,7 +47,11 @@ export type StepUsage = Pick<TurnTraceInput, "totalTokens" | "totalLatencyMs" | 
  * Latency: ai 7 measures each step (`performance.responseTimeMs`; the turn's total is the sum of
  * `stepTimeMs`, tool runs included). ai 5 and 6 do not, so with `startedAt` the turn's total is
  * the wall-clock time since then and each call is given an equal share of it; without
- * `startedAt` latencies are 0. Pure; never throws.
+ * `startedAt` latencies are 0. Each tool the SDK ran (`toolResults` of every step) is one tool
+ * run with its output as `finalData` (its JSON size as `outputBytes`); its duration is known on ai 7 only (the step's time after
+ * the model answered, shared among the step's tools), else null. With `pricing`, each call's `costUsd` is its model's price (core's
+ * `priceLLMCalls`); without it, or for a model it does not list, `costUsd` is left unset (unknown,
+ * not $0). Pure; throws `ValidationError` only for an invalid `pricing`.
  */
 export function stepUsage(
   steps: readonly StepUsageLike[],
@@ -45,7 +64,7 @@ export function stepUsage(
       ? Math.max(0, Date.now() - options.startedAt)
       : 0;
   const share = steps.length > 0 ? totalLatencyMs / steps.length : 0;
-  const llmCalls: LLMCallRecordInput[] = steps.map((s) => ({
+  const calls: LLMCallRecordInput[] = steps.map((s) => ({
     purpose: "agent_loop",
     model: s.response?.modelId || s.model?.modelId || "unknown",
     promptTokens: s.usage.inputTokens ?? 0,
@@ -57,5 +76,25 @@ export function stepUsage(
       sum + (s.usage.totalTokens ?? (s.usage.inputTokens ?? 0) + (s.usage.outputTokens ?? 0)),
     0,
   );
-  return { totalTokens, totalLatencyMs, llmCalls };
+  const toolTraces: ToolTraceInput[] = steps.flatMap((s) => {
+    const results = s.toolResults ?? [];
+    const toolTime = s.performance
+      ? Math.max(0, s.performance.stepTimeMs - s.performance.responseTimeMs) / results.length
+      : null;
+    return results.map((r) => {
+      const finalData = toJson(r.output, `output of tool ${r.toolName}`);
+      return {
+        toolName: r.toolName || "unknown",
+        finalData,
+        outputBytes: Buffer.byteLength(JSON.stringify(finalData)),
+        durationMs: toolTime,
+      };
+    });
+  });
+  return {
+    totalTokens,
+    totalLatencyMs,
+    llmCalls: priceLLMCalls(calls, options.pricing),
+    toolTraces,
+  };
 }

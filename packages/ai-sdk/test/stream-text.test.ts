@@ -1,4 +1,9 @@
-import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import {
+  newId,
+  toModelMessages,
+  toOpenAIChatMessages,
+  type ValidationError,
+} from "@message-store/core";
 import { useBridgeStore } from "@message-store/test-servers/bridge";
 import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
@@ -75,6 +80,16 @@ describe.each(BACKENDS)("streamText turns on %s", (backend) => {
         { purpose: "agent_loop", model: "mock-model", promptTokens: 60, completionTokens: 9 },
       ],
     });
+    // The tool the SDK ran is a tool run of the turn, with its output.
+    expect(saved.trace!.toolTraces).toMatchObject([
+      {
+        toolName: "weather",
+        finalData: { city: "Paris", sky: "sunny", temp: 21 },
+        outputBytes: JSON.stringify({ city: "Paris", sky: "sunny", temp: 21 }).length,
+      },
+    ]);
+    if (AI_MAJOR >= 7) expect(saved.trace!.toolTraces[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    else expect(saved.trace!.toolTraces[0]!.durationMs).toBeNull();
     expect(saved.trace!.totalLatencyMs).toBeGreaterThan(0);
     expect(saved.trace!.llmCalls.every((c) => c.latencyMs > 0)).toBe(true);
     if (AI_MAJOR >= 7) {
@@ -191,5 +206,74 @@ describe.each(BACKENDS)("streamText turns on %s", (backend) => {
       }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await store.getImmediateContext(conversationId, 10)).toHaveLength(2);
+  });
+
+  it("prices the trace's calls from the pricing map; without one the cost stays unknown", async () => {
+    const { store } = ctx;
+    const steps = [
+      {
+        usage: { inputTokens: 1000, outputTokens: 500 },
+        response: { modelId: "gpt-4.1-2025-04-14" },
+      },
+    ];
+    const turn = (pricing?: { [model: string]: { input: number; output: number } }) =>
+      saveModelMessages(store, {
+        conversationId: newId(),
+        userId: "u1",
+        messages: [
+          { role: "user", content: "Sky?" },
+          { role: "assistant", content: "Blue." },
+        ],
+        steps,
+        ...(pricing ? { pricing } : {}),
+      });
+    const priced = await turn({ "gpt-4.1": { input: 2e-6, output: 8e-6 } });
+    expect(priced.trace!.llmCalls.map((c) => c.costUsd)).toEqual([0.006]);
+    const unpriced = await turn();
+    expect(unpriced.trace!.llmCalls.map((c) => c.costUsd)).toEqual([null]);
+    const conversationId = newId();
+    await expect(
+      saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: "Sky?" }],
+        pricing: { "gpt-4.1": { input: -1, output: 0 } },
+      }),
+    ).rejects.toMatchObject({ code: "VALIDATION" });
+    expect(await store.getConversation(conversationId)).toBeNull(); // refused before any write
+  });
+
+  it("refuses a message that is not a ModelMessage with a ValidationError and stores nothing of the turn", async () => {
+    const { store } = ctx;
+    const conversationId = newId();
+    const bad = [
+      { message: { role: "robot", content: "beep" }, field: "role", says: /role must be one of/ },
+      { message: { role: "user", content: 42 }, field: "content", says: /must be a string/ },
+      { message: { role: "system", content: [] }, field: "content", says: /must be a string/ },
+      { message: { role: "tool", content: "done" }, field: "content", says: /array of parts/ },
+      { message: null, field: undefined, says: /expected an object/ },
+    ];
+    for (const { message, field, says } of bad) {
+      const attempt = saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: "first" }, message as unknown as ModelMessage],
+      });
+      await expect(attempt).rejects.toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringMatching(says),
+      });
+      const error = (await attempt.catch((e: unknown) => e)) as ValidationError;
+      expect(error.issues[0]!.path).toEqual(field ? ["messages", 1, field] : ["messages", 1]);
+    }
+    // A part that is not a typed object is refused too.
+    await expect(
+      saveModelMessages(store, {
+        conversationId,
+        userId: "u1",
+        messages: [{ role: "user", content: ["hi"] } as unknown as ModelMessage],
+      }),
+    ).rejects.toMatchObject({ code: "VALIDATION" });
+    expect(await store.getConversation(conversationId)).toBeNull();
   });
 });

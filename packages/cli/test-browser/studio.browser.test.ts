@@ -132,7 +132,12 @@ describe.skipIf(!HAS_CHROMIUM).each(backends)("studio in Chromium on $name", (ba
     expect(await card(REFUND.deletedId).getByText("✕ deleted").count()).toBe(1);
     expect(await card(REFUND.deletedId).getAttribute("class")).toContain("deleted");
     expect(await page.locator(".transcript").getByText("✕ deleted").count()).toBe(1);
+    // The call links its result; the result's content shows once, in its own message.
     expect(await card(`${REFUND.conversationId}-m3`).locator(".paired").textContent()).toContain(
+      `result in ${REFUND.conversationId}-m3t`,
+    );
+    expect(await card(`${REFUND.conversationId}-m3t`).textContent()).toContain('"refundable":true');
+    expect(await card(`${REFUND.conversationId}-m3`).textContent()).not.toContain(
       '"refundable":true',
     );
     expect(await card(`${REFUND.conversationId}-m3t`).textContent()).toContain("answers the call");

@@ -4,6 +4,13 @@
  * `@message-store/core/adapter`.
  * @packageDocumentation
  */
+
+export {
+  callPricer,
+  type ModelPricing,
+  ModelPricingSchema,
+  priceLLMCalls,
+} from "./analytics/pricing.js";
 export {
   type CompressOptions,
   compressionHint,

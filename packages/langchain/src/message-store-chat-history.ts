@@ -1,9 +1,11 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
 import {
+  callPricer,
   type JsonObject,
   type Message,
   type MessageStoreApi,
+  type ModelPricing,
   newId,
   sessionTurnOf,
 } from "@message-store/core";
@@ -27,6 +29,12 @@ export interface MessageStoreChatMessageHistoryInput {
    * the whole session.
    */
   limit?: number;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the LLM calls of the turn traces get their
+   * `costUsd` from it. Without it costs stay unknown (null), never $0. An invalid map is a
+   * `ValidationError` here, in the constructor.
+   */
+  pricing?: ModelPricing;
 }
 
 const PAGE = 1000;
@@ -50,6 +58,7 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
   readonly userId: string;
   readonly agentId: string | undefined;
   readonly limit: number | undefined;
+  readonly pricing: ModelPricing | undefined;
   /** The store seen as the owner: another user's conversation reads empty and refuses writes. */
   readonly #view: MessageStoreApi;
   /** When the running turn first read the history; cleared by each write. */
@@ -62,6 +71,8 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
     this.userId = fields.userId;
     this.agentId = fields.agentId;
     this.limit = fields.limit;
+    callPricer(fields.pricing);
+    this.pricing = fields.pricing;
     this.#view = fields.store.forUser(fields.userId);
   }
 
@@ -111,7 +122,11 @@ export class MessageStoreChatMessageHistory extends BaseListChatMessageHistory {
       userId: this.userId,
       ...(this.agentId === undefined ? {} : { agentId: this.agentId }),
     });
-    const usage = turnUsage(messages, startedAt === null ? 0 : Date.now() - startedAt);
+    const usage = turnUsage(
+      messages,
+      startedAt === null ? 0 : Date.now() - startedAt,
+      this.pricing,
+    );
     const ender = stored.findLast((m) => m.role === "assistant");
     if (usage && ender) {
       await this.#view.storeTurnTrace({

@@ -1,5 +1,10 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { LLMCallRecordInput, TurnTraceInput } from "@message-store/core";
+import {
+  type LLMCallRecordInput,
+  type ModelPricing,
+  priceLLMCalls,
+  type TurnTraceInput,
+} from "@message-store/core";
 
 /** The usage part of a `TurnTraceInput`. */
 export type TurnUsage = Pick<TurnTraceInput, "totalTokens" | "totalLatencyMs" | "llmCalls">;
@@ -15,9 +20,15 @@ function modelOf(message: AIMessage): string {
  * field): one `agent_loop` LLM call each, with `response_metadata.model_name` (or `.model`) as the
  * model and `input_tokens` / `output_tokens`; the turn's tokens are the sum of `total_tokens`.
  * LangChain does not put timings on messages, so the turn's latency is `latencyMs` (measured by
- * the caller) and each call gets an equal share of it. Null when no message carries usage.
+ * the caller) and each call gets an equal share of it. With `pricing` each call's `costUsd` is its
+ * model's price (core's `priceLLMCalls`); otherwise it stays unknown (null), never $0. Null when
+ * no message carries usage.
  */
-export function turnUsage(messages: readonly BaseMessage[], latencyMs: number): TurnUsage | null {
+export function turnUsage(
+  messages: readonly BaseMessage[],
+  latencyMs: number,
+  pricing?: ModelPricing,
+): TurnUsage | null {
   const calls = messages.filter(
     (m): m is AIMessage => AIMessage.isInstance(m) && m.usage_metadata !== undefined,
   );
@@ -30,5 +41,5 @@ export function turnUsage(messages: readonly BaseMessage[], latencyMs: number): 
     latencyMs: latencyMs / calls.length,
   }));
   const totalTokens = calls.reduce((sum, m) => sum + m.usage_metadata!.total_tokens, 0);
-  return { totalTokens, totalLatencyMs: latencyMs, llmCalls };
+  return { totalTokens, totalLatencyMs: latencyMs, llmCalls: priceLLMCalls(llmCalls, pricing) };
 }

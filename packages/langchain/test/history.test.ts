@@ -6,7 +6,12 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
-import { newId, toModelMessages, toOpenAIChatMessages } from "@message-store/core";
+import {
+  type ModelPricing,
+  newId,
+  toModelMessages,
+  toOpenAIChatMessages,
+} from "@message-store/core";
 import { BRIDGE_BACKENDS, useBridgeStore } from "@message-store/test-servers/bridge";
 import { describe, expect, it } from "vitest";
 import { MessageStoreChatMessageHistory } from "../src/index.js";
@@ -14,7 +19,10 @@ import { reply, toolAgent } from "./support/agent.js";
 
 describe.each(BRIDGE_BACKENDS)("MessageStoreChatMessageHistory on %s", (backend) => {
   const ctx = useBridgeStore(backend);
-  const history = (sessionId: string, extra: { limit?: number; userId?: string } = {}) =>
+  const history = (
+    sessionId: string,
+    extra: { limit?: number; userId?: string; agentId?: string; pricing?: ModelPricing } = {},
+  ) =>
     new MessageStoreChatMessageHistory({
       store: ctx.store,
       sessionId,
@@ -22,6 +30,42 @@ describe.each(BRIDGE_BACKENDS)("MessageStoreChatMessageHistory on %s", (backend)
       agentId: "lc-bot",
       ...extra,
     });
+
+  it("prices each model call from the history's pricing map; without one the cost stays unknown", async () => {
+    const answer = (model: string) =>
+      new AIMessage({
+        content: "Sunny.",
+        usage_metadata: { input_tokens: 1000, output_tokens: 500, total_tokens: 1500 },
+        response_metadata: { model_name: model },
+      });
+    const pricing = { "gpt-4.1": { input: 2e-6, output: 8e-6 } };
+    const costs = async (sessionId: string) => {
+      const records = (await ctx.store.getMessagesByConversationId(sessionId)).items;
+      const trace = await ctx.store.getTurnTraceByMessageId(records.at(-1)!.id);
+      return trace!.llmCalls.map((c) => c.costUsd);
+    };
+    const priced = newId();
+    await history(priced, { pricing, agentId: "lc-priced" }).addMessages([
+      new HumanMessage("Sky?"),
+      answer("gpt-4.1"),
+    ]);
+    expect(await costs(priced)).toEqual([0.006]);
+    const unlisted = newId();
+    await history(unlisted, { pricing, agentId: "lc-priced" }).addMessages([
+      new HumanMessage("Sky?"),
+      answer("o3"),
+    ]);
+    expect(await costs(unlisted)).toEqual([null]);
+    const unpriced = newId();
+    await history(unpriced, { agentId: "lc-priced" }).addMessages([
+      new HumanMessage("Sky?"),
+      answer("gpt-4.1"),
+    ]);
+    expect(await costs(unpriced)).toEqual([null]);
+    expect(() => history(newId(), { pricing: { "gpt-4.1": { input: -1, output: 0 } } })).toThrow(
+      expect.objectContaining({ code: "VALIDATION" }),
+    );
+  });
 
   it("keeps a tool-calling conversation through RunnableWithMessageHistory, with turn traces", async () => {
     const { store } = ctx;

@@ -11,6 +11,7 @@ import {
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import {
+  callPricer,
   type MessageStoreApi,
   type SessionOptions,
   type StoredCheckpoint,
@@ -70,6 +71,7 @@ export class MessageStoreSaver extends BaseCheckpointSaver {
         { adapter: "langgraph" },
       );
     }
+    callPricer(options.pricing);
     this.store = store;
     this.options = options;
     this.#mirror = new TranscriptMirror(options.cachedThreads ?? 1000);
@@ -155,6 +157,7 @@ export class MessageStoreSaver extends BaseCheckpointSaver {
       agentId: thread.agentId,
       latencyMs: changed.length > 0 ? this.#mirror.turnDuration(threadId, now, changed) : 0,
       now,
+      ...(this.options.pricing ? { pricing: this.options.pricing } : {}),
       checkpoint: { id: checkpoint.id, step: metadata.step },
     });
     await view.putCheckpoint(

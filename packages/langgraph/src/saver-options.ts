@@ -1,4 +1,5 @@
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import type { ModelPricing } from "@message-store/core";
 
 /** Options of `new MessageStoreSaver(store, options)`. */
 export interface MessageStoreSaverOptions {
@@ -20,6 +21,12 @@ export interface MessageStoreSaverOptions {
   serde?: SerializerProtocol;
   /** Threads whose latest mirrored messages are remembered, so a step writes only what changed. Default 1000. */
   cachedThreads?: number;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the LLM calls of the turn traces get their
+   * `costUsd` from it. Without it costs stay unknown (null), never $0. An invalid map is a
+   * `ValidationError` in the constructor.
+   */
+  pricing?: ModelPricing;
 }
 
 /** The `agentId` used when neither the config nor the options name one. */

@@ -1,5 +1,11 @@
 import { AIMessage, type BaseMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { JsonObject, SessionOptions, SessionTurn, TurnTraceInput } from "@message-store/core";
+import type {
+  JsonObject,
+  ModelPricing,
+  SessionOptions,
+  SessionTurn,
+  TurnTraceInput,
+} from "@message-store/core";
 import { toTurns, turnUsage } from "@message-store/langchain";
 
 /**
@@ -140,6 +146,8 @@ export interface MirrorTarget {
   agentId: string;
   /** The turn's duration so far, shared by the model calls it made. */
   latencyMs: number;
+  /** Prices of the models, for the traces' `costUsd`. */
+  pricing?: ModelPricing;
   now: number;
   /** Stored on each trace's metadata. */
   checkpoint: { id: string; step: unknown };
@@ -194,7 +202,7 @@ export function turnTraces(
     if (m.type === "human") turn = [];
     else if (AIMessage.isInstance(m)) turn.push(m);
     if (!endsTurn(m)) continue;
-    const usage = ended.has(m) ? turnUsage(turn, target.latencyMs) : null;
+    const usage = ended.has(m) ? turnUsage(turn, target.latencyMs, target.pricing) : null;
     turn = [];
     if (!usage) continue;
     traces.push({

@@ -50,6 +50,22 @@ describe("turn traces", () => {
     expect(turnTraces([ai("x", false)], [human, ai("x", false)], target)).toEqual([]);
   });
 
+  it("prices each call from the saver's pricing map; without one, or for an unlisted model, cost stays unknown", () => {
+    const priced = (model: string) =>
+      new AIMessage({
+        id: `p-${model}`,
+        content: "priced",
+        usage_metadata: usage(1000, 500),
+        response_metadata: { model_name: model },
+      });
+    const pricing = { "gpt-4.1": { input: 2e-6, output: 8e-6 } };
+    const trace = (answer: AIMessage, withPricing: boolean) =>
+      turnTraces([answer], [human, answer], withPricing ? { ...target, pricing } : target)[0];
+    expect(trace(priced("gpt-4.1"), true)?.llmCalls?.[0]?.costUsd).toBe(0.006);
+    expect(trace(priced("o3"), true)?.llmCalls?.[0]?.costUsd).toBeNull();
+    expect(trace(priced("gpt-4.1"), false)?.llmCalls?.[0]?.costUsd).toBeUndefined();
+  });
+
   it("a second answer in one turn counts only the calls after the first", () => {
     const second = ai("a3", false, [5, 5]);
     const traces = turnTraces([second], [human, call, tool, answer, second], target);

@@ -1,4 +1,10 @@
-import { type MessageStoreApi, newId, type SessionTurn } from "@message-store/core";
+import {
+  callPricer,
+  type MessageStoreApi,
+  type ModelPricing,
+  newId,
+  type SessionTurn,
+} from "@message-store/core";
 import {
   type AgentInputItem,
   type RunContext,
@@ -43,6 +49,12 @@ export interface MessageStoreSessionOptions {
    * Default `"unknown"`.
    */
   model?: string;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the LLM calls of the turn traces get their
+   * `costUsd` from it (for `model`). Without it costs stay unknown (null), never $0. An invalid
+   * map is a `ValidationError` in the constructor.
+   */
+  pricing?: ModelPricing;
 }
 
 /** What the session knows about one run (one `RunContext`). */
@@ -71,6 +83,7 @@ export class MessageStoreSession
   readonly userId: string;
   readonly agentId: string | undefined;
   readonly model: string;
+  readonly pricing: ModelPricing | undefined;
   readonly #view: MessageStoreApi;
   readonly #runs = new WeakMap<RunContext<unknown>, RunTracking>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -81,6 +94,8 @@ export class MessageStoreSession
     this.sessionId = options.sessionId ?? newId();
     this.agentId = options.agentId;
     this.model = options.model ?? "unknown";
+    callPricer(options.pricing);
+    this.pricing = options.pricing;
     this.#view = options.store.forUser(options.userId);
   }
 
@@ -275,7 +290,13 @@ export class MessageStoreSession
       fresh.findLast((m) => m.role === "assistant" && m.originalContent !== "") ??
       fresh.findLast((m) => m.role === "assistant") ??
       fresh.at(-1);
-    const usage = usageSince(runContext.usage, run.mark, this.model, Date.now() - run.since);
+    const usage = usageSince(
+      runContext.usage,
+      run.mark,
+      this.model,
+      Date.now() - run.since,
+      this.pricing,
+    );
     if (!usage || !ender) return;
     await this.#view.storeTurnTrace({
       id: newId(),

@@ -1,4 +1,9 @@
-import type { LLMCallRecordInput, TurnTraceInput } from "@message-store/core";
+import {
+  type LLMCallRecordInput,
+  type ModelPricing,
+  priceLLMCalls,
+  type TurnTraceInput,
+} from "@message-store/core";
 import type { Usage } from "@openai/agents";
 
 /** The usage part of a `TurnTraceInput`. */
@@ -36,6 +41,7 @@ export function usageSince(
   mark: UsageMark,
   model: string,
   latencyMs: number,
+  pricing?: ModelPricing,
 ): RunUsage | null {
   const now = markOf(usage);
   if (now.requests <= mark.requests) return null;
@@ -58,6 +64,6 @@ export function usageSince(
   return {
     totalTokens: Math.max(0, now.totalTokens - mark.totalTokens),
     totalLatencyMs: latencyMs,
-    llmCalls,
+    llmCalls: priceLLMCalls(llmCalls, pricing),
   };
 }

@@ -40,6 +40,37 @@ describe.each(BRIDGE_BACKENDS)("turn traces of MessageStoreSession on %s", (back
   const session = (agentId: string) =>
     new MessageStoreSession({ store: ctx.store, userId: "u1", agentId, model: "gpt-test" });
 
+  it("prices each model request from the session's pricing map, and refuses an invalid map", async () => {
+    const agentId = newId();
+    const priced = new MessageStoreSession({
+      store: ctx.store,
+      userId: "u1",
+      agentId,
+      model: "gpt-4.1-2025-04-14",
+      pricing: { "gpt-4.1": { input: 2e-6, output: 8e-6 } },
+    });
+    const { agent } = shopAgent([step([assistantMessage("Done.")], [1000, 500], 1)]);
+    await run(agent, "Hello", { session: priced });
+    const traces = (await ctx.store.queryTurnTraces({ conversationId: priced.sessionId })).items;
+    expect(traces.flatMap((t) => t.llmCalls.map((c) => c.costUsd))).toEqual([0.006]);
+
+    const unpriced = session(newId());
+    await run(shopAgent([step([assistantMessage("Done.")], [10, 5], 1)]).agent, "Hi", {
+      session: unpriced,
+    });
+    const plain = (await ctx.store.queryTurnTraces({ conversationId: unpriced.sessionId })).items;
+    expect(plain.flatMap((t) => t.llmCalls.map((c) => c.costUsd))).toEqual([null]);
+
+    expect(
+      () =>
+        new MessageStoreSession({
+          store: ctx.store,
+          userId: "u1",
+          pricing: { "gpt-4.1": { input: -1, output: 0 } },
+        }),
+    ).toThrow(expect.objectContaining({ code: "VALIDATION" }));
+  });
+
   it.each([
     ["the live RunState", false],
     ["a serialized RunState", true],

@@ -103,7 +103,12 @@ describe("configuration", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ db: "x" }, "give exactly one of uri or client"],
       [{ uri: "mongodb://127.0.0.1:1", client, db: "x" }, "give exactly one of uri or client"],
-      [{ uri: "mongodb://h", db: "x", extra: 1 }, 'Unrecognized key: "extra"'],
+      [{ uri: "mongodb://h", db: "x", extra: 1 }, 'unknown key "extra"'],
+      [{ uri: undefined, db: "x" }, "uri is undefined (given with no value"],
+      [
+        { uri: "mongodb://h", db: "x", operationTimeoutMs: 5 },
+        '(did you mean "operation_timeout_ms"?)',
+      ],
       [{ uri: `http://u:${SECRET}@h/x`, db: "x" }, "uri: uri must start with mongodb://"],
       [{ uri: "mongodb://127.0.0.1:1", db: "a.b" }, "db: db name may not contain"],
       [{ uri: "mongodb://127.0.0.1:1", db: "" }, "db: "],

@@ -9,6 +9,7 @@ export {
   type PostgresServer,
   startEmbeddedPostgres,
 } from "./embedded-postgres.js";
+export { REDIS_URL_ENV } from "./env-names.js";
 export {
   MONGODB_URL_ENV,
   mongoForTests,
@@ -31,6 +32,12 @@ export {
 export { type PgliteServer, startPgliteServer } from "./pglite-server.js";
 export { assertBuiltInServer, builtInServersSupported } from "./platform.js";
 export { messageInput, traceInput } from "./record-inputs.js";
+export {
+  type RedisServer,
+  redisForTests,
+  redisServerBinary,
+  startRedisServer,
+} from "./redis-server.js";
 export {
   queryServer,
   type ReplicatedDatabase,

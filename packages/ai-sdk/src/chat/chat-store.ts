@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import {
   type ConversationOwner,
+  callPricer,
   ensureConversation,
   type Message,
   type MessageStoreApi,
+  type ModelPricing,
   newId,
   type SessionTurn,
   sessionTurnOf,
@@ -32,6 +34,11 @@ export interface ChatStoreOptions extends ConversationOwner {
    * chat store come back as saved either way.
    */
   systemMessages?: SystemMessages;
+  /**
+   * Per-token prices by model (core's `ModelPricing`): the LLM calls of the traces `onFinish`
+   * stores get their `costUsd` from it. Without it costs stay unknown (null), never $0.
+   */
+  pricing?: ModelPricing;
 }
 
 /** The end-of-stream event of `toUIMessageStream` / `toUIMessageStreamResponse` (`onFinish`, `onEnd`). */
@@ -98,6 +105,7 @@ export function createChatStore(store: MessageStoreApi, options: ChatStoreOption
   };
   const user = store.forUser(owner.userId);
   const view = owner.tenantId === null ? user : user.forTenant(owner.tenantId);
+  callPricer(options.pricing); // an invalid map is refused here, not after a chat was saved
 
   /** The chat's visible messages (another user's chat reads empty through the view). */
   async function transcript(chatId: string): Promise<Message[]> {
@@ -198,7 +206,7 @@ export function createChatStore(store: MessageStoreApi, options: ChatStoreOption
             userId: owner.userId,
           },
           steps,
-          { startedAt: finishOptions.startedAt },
+          { startedAt: finishOptions.startedAt, pricing: options.pricing },
         );
       };
     },

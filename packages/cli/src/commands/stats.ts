@@ -1,4 +1,5 @@
 import type { MessageStore, TurnTrace } from "@message-store/core";
+import { addCosts, callsCostUsd } from "../format/calls-cost.js";
 import { formatCost, formatCount, formatCountOf, formatMs } from "../format/numbers.js";
 import { renderKeyValues, renderTable } from "../format/table.js";
 import { formatTimestamp } from "../format/time.js";
@@ -14,7 +15,8 @@ export interface AgentUsage {
   totalTokens: number;
   promptTokens: number;
   completionTokens: number;
-  costUsd: number;
+  /** Sum of the priced calls' `costUsd`; `null` when none of the agent's calls was priced. */
+  costUsd: number | null;
   avgLatencyMs: number;
 }
 
@@ -29,7 +31,8 @@ export interface StoreStats {
   lastMessageAt: number | null;
   turnTraces: number;
   totalTokens: number;
-  costUsd: number;
+  /** Sum of the priced calls' `costUsd`; `null` when no call was priced. */
+  costUsd: number | null;
   turnsWithErrors: number;
   topAgents: AgentUsage[];
 }
@@ -43,7 +46,7 @@ function addTrace(agents: Map<string, AgentUsage & { latencySum: number }>, t: T
       totalTokens: 0,
       promptTokens: 0,
       completionTokens: 0,
-      costUsd: 0,
+      costUsd: null,
       avgLatencyMs: 0,
       latencySum: 0,
     };
@@ -55,8 +58,8 @@ function addTrace(agents: Map<string, AgentUsage & { latencySum: number }>, t: T
   for (const call of t.llmCalls) {
     a.promptTokens += call.promptTokens;
     a.completionTokens += call.completionTokens;
-    a.costUsd += call.costUsd ?? 0;
   }
+  a.costUsd = addCosts(a.costUsd, callsCostUsd(t.llmCalls));
 }
 
 /** Reads the whole store once (conversations, their messages, all traces) and sums it up. */
@@ -76,7 +79,7 @@ export async function collectStats(
     lastMessageAt: null,
     turnTraces: 0,
     totalTokens: 0,
-    costUsd: 0,
+    costUsd: null,
     turnsWithErrors: 0,
     topAgents: [],
   };
@@ -110,10 +113,12 @@ export async function collectStats(
     .slice(0, top)
     .map(({ latencySum, ...a }) => ({
       ...a,
-      costUsd: Math.round(a.costUsd * 1e9) / 1e9,
       avgLatencyMs: Math.round((latencySum / a.turns) * 1e3) / 1e3,
     }));
-  stats.costUsd = Math.round([...agents.values()].reduce((s, a) => s + a.costUsd, 0) * 1e9) / 1e9;
+  stats.costUsd = [...agents.values()].reduce<number | null>(
+    (s, a) => addCosts(s, a.costUsd),
+    null,
+  );
   return stats;
 }
 

@@ -1,4 +1,5 @@
 import type { MessageStore, TurnTrace, UsageBucket } from "@message-store/core";
+import { callsCostUsd } from "../format/calls-cost.js";
 import { formatCost, formatCount, formatCountOf, formatMs } from "../format/numbers.js";
 import { type Align, renderTable } from "../format/table.js";
 import { formatTimestamp } from "../format/time.js";
@@ -29,6 +30,14 @@ const NUMERIC: Align[] = [
   "right",
 ];
 
+/**
+ * A bucket's cost. `summarizeUsage` counts an unpriced call as 0, so a bucket of $0 is one with no
+ * priced call (calls priced at exactly $0 read the same): shown as unknown, `—`.
+ */
+function formatBucketCost(usd: number): string {
+  return formatCost(usd > 0 ? usd : null);
+}
+
 function usageTable(buckets: UsageBucket[], by: "hour" | "day"): string {
   const rows = buckets.map((b) => [
     by === "hour"
@@ -38,7 +47,7 @@ function usageTable(buckets: UsageBucket[], by: "hour" | "day"): string {
     formatCount(b.totalTokens),
     formatCount(b.promptTokens),
     formatCount(b.completionTokens),
-    formatCost(b.costUsd),
+    formatBucketCost(b.costUsd),
     formatMs(b.avgLatencyMs),
     formatMs(b.maxLatencyMs),
     formatCount(b.turnsWithErrors),
@@ -51,7 +60,7 @@ function usageTable(buckets: UsageBucket[], by: "hour" | "day"): string {
     formatCount(sum("totalTokens")),
     formatCount(sum("promptTokens")),
     formatCount(sum("completionTokens")),
-    formatCost(sum("costUsd")),
+    formatBucketCost(sum("costUsd")),
     formatMs(turns > 0 ? buckets.reduce((s, b) => s + b.avgLatencyMs * b.turns, 0) / turns : 0),
     formatMs(Math.max(0, ...buckets.map((b) => b.maxLatencyMs))),
     formatCount(sum("turnsWithErrors")),
@@ -95,7 +104,7 @@ function turnTable(traces: TurnTrace[]): string {
       formatCount(t.llmCalls.length),
       formatCount(t.toolTraces.length),
       formatMs(t.totalLatencyMs),
-      formatCost(t.llmCalls.reduce((s, c) => s + (c.costUsd ?? 0), 0)),
+      formatCost(callsCostUsd(t.llmCalls)),
       formatCount(t.errors.length),
     ]),
     ["left", "left", "left", "right", "right", "right", "right", "right", "right"],

@@ -51,9 +51,11 @@ export function formatSeconds(seconds: number, tenths = false): string {
 
 /**
  * US dollars: `$12.50` from a dollar up; below, at least 4 decimals and at least 2 significant
- * digits (`$0.0123`, `$0.00012`, `$0.000012`), so a tiny cost never reads as zero.
+ * digits (`$0.0123`, `$0.00012`, `$0.000012`), so a tiny cost never reads as zero. `null` (no
+ * call was priced) is `—`: unknown, not `$0`.
  */
-export function formatCost(usd: number): string {
+export function formatCost(usd: number | null): string {
+  if (usd === null) return "—";
   if (usd === 0) return "$0";
   const size = Math.abs(usd);
   if (size >= 1) return `${usd < 0 ? "-" : ""}$${dollars.format(size)}`;

@@ -1,5 +1,6 @@
 import type { Conversation, Message, TurnTrace } from "@message-store/core";
 import { canonicalJson } from "../ndjson.js";
+import { callsCostUsd } from "./calls-cost.js";
 import { formatCost, formatCount, formatCountOf, formatMs } from "./numbers.js";
 import { formatDate, formatTime, formatTimestamp } from "./time.js";
 import { visible } from "./visible.js";
@@ -30,7 +31,7 @@ function json(value: unknown, max: number): string {
 export function traceSummary(t: TurnTrace): string {
   const prompt = t.llmCalls.reduce((s, c) => s + c.promptTokens, 0);
   const completion = t.llmCalls.reduce((s, c) => s + c.completionTokens, 0);
-  const cost = t.llmCalls.reduce((s, c) => s + (c.costUsd ?? 0), 0);
+  const cost = callsCostUsd(t.llmCalls);
   const models = [...new Set(t.llmCalls.map((c) => c.model))];
   const parts = [
     formatCountOf(t.totalTokens, "token") +
@@ -42,7 +43,7 @@ export function traceSummary(t: TurnTrace): string {
     ...(t.toolTraces.length > 0 ? [formatCountOf(t.toolTraces.length, "tool run")] : []),
     formatMs(t.totalLatencyMs),
   ];
-  if (cost > 0) parts.push(formatCost(cost));
+  if (cost !== null) parts.push(formatCost(cost));
   if (t.errors.length > 0) parts.push(formatCountOf(t.errors.length, "error"));
   return `${MARKERS.trace} turn: ${parts.join(" · ")}`;
 }

@@ -47,8 +47,8 @@ export interface TraceSummary {
   totalTokens: number;
   promptTokens: number;
   completionTokens: number;
-  /** Sum of the LLM calls' `costUsd` (null counts 0). */
-  costUsd: number;
+  /** Sum of the priced LLM calls' `costUsd`; `null` when no call was priced (unknown, not $0). */
+  costUsd: number | null;
   totalLatencyMs: number;
   llmCalls: number;
   toolRuns: number;

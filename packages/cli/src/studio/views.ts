@@ -1,4 +1,5 @@
 import type { Message, TurnTrace } from "@message-store/core";
+import { callsCostUsd } from "../format/calls-cost.js";
 import type { MessageView, TraceSummary } from "./api-types.js";
 
 /** A message for the page: the embedding (possibly thousands of numbers) becomes its length. */
@@ -10,11 +11,9 @@ export function messageView({ embedding, ...message }: Message): MessageView {
 export function traceSummary(t: TurnTrace): TraceSummary {
   let promptTokens = 0;
   let completionTokens = 0;
-  let costUsd = 0;
   for (const call of t.llmCalls) {
     promptTokens += call.promptTokens;
     completionTokens += call.completionTokens;
-    costUsd += call.costUsd ?? 0;
   }
   return {
     id: t.id,
@@ -26,7 +25,7 @@ export function traceSummary(t: TurnTrace): TraceSummary {
     totalTokens: t.totalTokens,
     promptTokens,
     completionTokens,
-    costUsd: Math.round(costUsd * 1e9) / 1e9,
+    costUsd: callsCostUsd(t.llmCalls),
     totalLatencyMs: t.totalLatencyMs,
     llmCalls: t.llmCalls.length,
     toolRuns: t.toolTraces.length,

@@ -38,4 +38,27 @@ describe("parseConfig", () => {
     );
     expect(() => parseConfig(Schema, "postgres://x", "pg")).toThrow(/pg config must be an object/);
   });
+
+  it("answers a misspelt key with the key it likely means, through refinements too", () => {
+    const Refined = Schema.extend({ pool: z.string().optional() }).refine(
+      (c) => (c.dsn === undefined) !== (c.pool === undefined),
+      "give exactly one of dsn or pool",
+    );
+    expect(() => parseConfig(Refined, { dsn: "x", poolMax: 3 }, "pg")).toThrow(
+      'unknown key "poolMax" (did you mean "pool_max"?)',
+    );
+    expect(() => parseConfig(Refined, { dsn: "x", pol: "y" }, "pg")).toThrow(
+      'unknown key "pol" (did you mean "pool"?)',
+    );
+    // Nothing close: no suggestion.
+    expect(() => parseConfig(Schema, { dsn: "x", replication: 1 }, "pg")).toThrow(
+      /unknown key "replication"$/,
+    );
+  });
+
+  it("names a key given as undefined first: an unset environment variable reads as one", () => {
+    expect(() => parseConfig(Schema, { dsn: undefined }, "pg")).toThrow(
+      /invalid pg config: dsn is undefined \(given with no value: is the environment variable it is read from set\?\); dsn: /,
+    );
+  });
 });

@@ -51,7 +51,7 @@ export function usageRoutes({ store }: StudioDeps): Hono {
       });
       const items = page.items
         .map(traceSummary)
-        .sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens)
+        .sort((a, b) => (b.costUsd ?? -1) - (a.costUsd ?? -1) || b.totalTokens - a.totalTokens)
         .slice(0, limitParam(c, 10, 100));
       const body: ExpensiveTurns = {
         items,

@@ -114,9 +114,9 @@ export function MessageCard({
           <div key={call.toolCallId} className="tool-call">
             <ToolCallSignature call={call} />
             {result ? (
+              // The result's own message shows its content: here only where it is.
               <div className="paired">
                 ← result in <a href={`#m-${result.id}`}>{result.id}</a>
-                <pre>{result.originalContent}</pre>
               </div>
             ) : call.result !== null ? (
               <div className="paired">

@@ -29,7 +29,8 @@ function chart(
     name: string;
     type: "bar" | "line";
     color: string;
-    value: (b: UsageBucket) => number;
+    /** A bucket's value; `null` leaves the bucket without a bar (unknown). */
+    value: (b: UsageBucket) => number | null;
     stack?: string;
   }[],
   /** How values read; `integer`: counts, so the axis never labels a fraction (0, 1, 1, 2). */
@@ -43,7 +44,10 @@ function chart(
     legend: { right: 0, top: 0 },
     grid: { left: 8, right: 16, top: 36, bottom: 8, containLabel: true },
     // The default axis tooltip shows series names (fixed here) and numbers, both escaped.
-    tooltip: { trigger: "axis", valueFormatter: (v: number) => format(v) },
+    tooltip: {
+      trigger: "axis",
+      valueFormatter: (v: number | null | undefined) => (typeof v === "number" ? format(v) : "—"),
+    },
     xAxis: { type: "time", min: range.since, max: range.until },
     yAxis: {
       type: "value",
@@ -134,9 +138,17 @@ export function UsagePage() {
           range,
         ),
         chart(
-          "Cost",
+          totals.cost > 0 ? "Cost" : "Cost (unknown: no call was priced)",
           buckets,
-          [{ name: "cost", type: "bar", color: "#f59e0b", value: (b) => b.costUsd }],
+          // summarizeUsage counts an unpriced call as $0: a bucket of $0 had no priced call.
+          [
+            {
+              name: "cost",
+              type: "bar",
+              color: "#f59e0b",
+              value: (b) => (b.costUsd > 0 ? b.costUsd : null),
+            },
+          ],
           { format: formatCost, integer: false },
           range,
         ),
@@ -205,7 +217,7 @@ export function UsagePage() {
           </div>
           <div>
             <dt>cost</dt>
-            <dd>{formatCost(totals.cost)}</dd>
+            <dd data-testid="total-cost">{formatCost(totals.cost > 0 ? totals.cost : null)}</dd>
           </div>
           <div>
             <dt>avg / max latency</dt>
