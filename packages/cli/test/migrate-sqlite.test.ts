@@ -30,7 +30,7 @@ describe("migrate with SQLite", () => {
         env,
       });
       expect(result.stdout).toContain(
-        `verify: target holds ${counts.conversations}/${counts.conversations} conversations, ${counts.messages}/${counts.messages} messages, ${counts.turnTraces}/${counts.turnTraces} traces of the migrated ids: OK`,
+        `verify: target holds ${counts.conversations}/${counts.conversations} conversations, ${counts.messages}/${counts.messages} messages, ${counts.turnTraces}/${counts.turnTraces} traces, 0/0 checkpoints of the migrated ids: OK`,
       );
       const exported = await runOk(["export", "--store", hops[i]!], { cwd, env });
       expect(exported.stdout, `export of ${hops[i]}`).toBe(sourceExport);
