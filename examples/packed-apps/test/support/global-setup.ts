@@ -18,6 +18,8 @@ export const PUBLISHED = [
   "packages/store-json",
   "packages/store-postgres",
   "packages/store-mongo",
+  "packages/store-sqlite",
+  "packages/otel",
   "packages/cli",
   "packages/ai-sdk",
   "packages/langchain",
